@@ -1,13 +1,11 @@
-import { DurableObject } from "cloudflare:workers";
+import { buildApp } from "./http/app.ts";
 
-export class RunLedger extends DurableObject<Env> {
-  ping(): string {
-    return "pong";
-  }
-}
+export { TicketDesk } from "./demo/TicketDesk.ts";
+export { DemoUpstreams } from "./demo/upstreams.ts";
+export { RunLedger } from "./ledger/RunLedger.ts";
+
+const app = buildApp();
 
 export default {
-  async fetch(): Promise<Response> {
-    return new Response("ok");
-  },
+  fetch: app.fetch,
 } satisfies ExportedHandler<Env>;

@@ -1,0 +1,22 @@
+import * as v from "valibot";
+import type { ToolContract } from "../src/core/contract.ts";
+import { Comment, CommentBody, TicketId } from "./shared.ts";
+
+export const addComment: ToolContract = {
+  name: "add_comment",
+  version: "v1",
+  description: "Add a comment to an existing ticket. A mutation: send an idempotency key.",
+  effect: "mutate",
+  paid: true,
+  input: v.strictObject({ ticket_id: TicketId, body: CommentBody }),
+  output: v.strictObject({ ticket_id: v.string(), comment: Comment }),
+  timeoutMs: 5000,
+  cacheTtlSeconds: 0,
+  sharedCache: false,
+  upstream: {
+    kind: "service",
+    binding: "DEMO",
+    method: "POST",
+    path: "/tickets/{ticket_id}/comments",
+  },
+};

@@ -1,0 +1,17 @@
+import type { ToolContract } from "../src/core/contract.ts";
+import { addComment } from "./add_comment.ts";
+import { createTicket } from "./create_ticket.ts";
+import { fetchServiceLogs } from "./fetch_service_logs.ts";
+import { noop } from "./noop.ts";
+import policy from "./policy.json" with { type: "json" };
+
+/** Every tool the fence knows. A tool not listed here does not exist. */
+export const CONTRACTS: readonly ToolContract[] = [
+  createTicket,
+  addComment,
+  noop,
+  fetchServiceLogs,
+];
+
+/** The policy file as written; validated when the worker module loads. */
+export const POLICY_SOURCE: unknown = policy;

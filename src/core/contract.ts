@@ -1,0 +1,53 @@
+import type * as v from "valibot";
+
+/** Whether a tool only reads or changes the world. */
+export type Effect = "read" | "mutate";
+
+/** Any valibot schema the fence can run synchronously. */
+export type AnySchema = v.GenericSchema<unknown, unknown>;
+
+/** HTTP methods an upstream may be called with. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * Where a tool runs. `{name}` in a path or URL is replaced by the URI-encoded argument
+ * of that name; the validated arguments are the JSON body (or the query for GET).
+ */
+export type Upstream =
+  /** A Workers service binding (no public hop). */
+  | { kind: "service"; binding: string; method: HttpMethod; path: string }
+  /** An HTTPS endpoint; `auth` names the Worker secret whose value is sent in `header`. */
+  | {
+      kind: "http";
+      method: HttpMethod;
+      url: string;
+      auth?: { header: string; secret: string; scheme?: string };
+    }
+  /** Answered by the fence itself, for tools with no side effect at all. */
+  | { kind: "inline"; answer: (args: unknown) => unknown };
+
+/** A runtime-owned tool contract: the agent can never create one or pick a version. */
+export interface ToolContract {
+  /** The name the agent calls the tool by; matched exactly, never case-folded. */
+  name: string;
+  /** Bumping it invalidates every cached result of the tool. */
+  version: string;
+  /** What the tool does, published to the model in the catalogue. */
+  description: string;
+  /** `mutate` tools need an idempotency key and count against `max_mutations`. */
+  effect: Effect;
+  /** Whether a call that reaches the tool counts against `max_paid_calls`. */
+  paid: boolean;
+  /** Strict object schema of the arguments. */
+  input: AnySchema;
+  /** Schema every answer of the tool must pass before it is returned or cached. */
+  output: AnySchema;
+  /** Wall-clock limit of one execution, before the policy's cap applies. */
+  timeoutMs: number;
+  /** Seconds a result may be served from the cache; 0 means never cached (reads only). */
+  cacheTtlSeconds: number;
+  /** Cached results shared by all tenants (only for tenant-independent data). */
+  sharedCache: boolean;
+  /** Where and how the tool is executed. */
+  upstream: Upstream;
+}

@@ -1,0 +1,84 @@
+import { fromOpenAiStrictArgs } from "../catalogue.ts";
+import { type BodyLimits, type CallForm, readCall } from "./body.ts";
+import { fingerprint } from "./canonical.ts";
+import type { ToolContract } from "./contract.ts";
+import type { Fence } from "./policy.ts";
+import { type Refusal, refuse } from "./reasons.ts";
+import { err, ok, type Result } from "./result.ts";
+import { validateArgs } from "./validate.ts";
+
+/** A proposed call as it arrived over HTTP. */
+export interface RawCall {
+  /** Content-Type header, or null. */
+  contentType: string | null;
+  /** The body text. */
+  text: string;
+  /** `Idempotency-Key` header, or null. */
+  headerKey: string | null;
+  /** Tools this caller may use, or null for every tool the policy allows. */
+  callerTools: readonly string[] | null;
+}
+
+/** A call that passed every stateless check: only its validated form goes on. */
+export interface GatedCall {
+  /** The tool's contract. */
+  contract: ToolContract;
+  /** The body form it arrived in. */
+  form: CallForm;
+  /** The validated output of the input schema: the only thing a tool ever receives. */
+  args: unknown;
+  /** Idempotency key, or null. */
+  key: string | null;
+  /** SHA-256 of the canonical `{ tool, args }`. */
+  fingerprint: string;
+}
+
+/** Why a call was stopped at the gate, with what could be read of it. */
+export interface GateFailure {
+  /** The refusal. */
+  refusal: Refusal;
+  /** Tool name, if the body could be read. */
+  tool: string | null;
+  /** Body form, if the body could be read. */
+  form: CallForm | null;
+  /** Idempotency key, if it could be read. */
+  key: string | null;
+}
+
+/**
+ * The stateless half of the decision table: parse once, then reject twice (unknown or
+ * disallowed tool, broken contract, mutation without a key). Pure: no storage, no I/O.
+ */
+export async function gate(
+  fence: Fence,
+  raw: RawCall,
+  limits: BodyLimits,
+): Promise<Result<GatedCall, GateFailure>> {
+  const read = readCall(raw.contentType, raw.text, raw.headerKey, limits);
+  if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
+  const { tool, form, idempotencyKey: key } = read.value;
+  const fail = (refusal: Refusal) => err({ refusal, tool, form, key });
+  const contract = fence.tools.get(tool);
+  if (contract === undefined) {
+    return fail(
+      refuse("unknown_tool", `No tool is named ${JSON.stringify(tool)}; see GET /v1/tools.`),
+    );
+  }
+  const allowed =
+    fence.policy.allowed_tools.includes(tool) && (raw.callerTools?.includes(tool) ?? true);
+  if (!allowed) return fail(refuse("tool_not_allowed", `${tool} is not allowed for this caller.`));
+  const args =
+    form === "openai" ? fromOpenAiStrictArgs(contract, read.value.args as never) : read.value.args;
+  const valid = validateArgs(contract, args);
+  if (!valid.ok) return fail(valid.error);
+  if (contract.effect === "mutate" && key === null) {
+    return fail(
+      refuse(
+        "idempotency_key_missing",
+        `${tool} is a mutation: send one idempotency key per intent (Idempotency-Key header or idempotency_key).`,
+      ),
+    );
+  }
+  const print = await fingerprint(tool, valid.value);
+  return ok({ contract, form, args: valid.value, key, fingerprint: print });
+}

@@ -1,0 +1,140 @@
+/**
+ * The decision table: every reason the fence can give, with its HTTP status and
+ * the decision it tells the agent to take. The HTTP edge maps reasons through
+ * this one table; nothing else picks a status.
+ */
+
+/** What the agent should do next. */
+export type Verdict = "block" | "retry" | "escalate";
+
+/** A stable, machine-readable code for why a call did not apply. */
+export type Reason =
+  | "malformed_payload"
+  | "unsupported_media_type"
+  | "unknown_tool"
+  | "contract_violation"
+  | "tool_not_allowed"
+  | "idempotency_key_missing"
+  | "idempotency_key_reused"
+  | "idempotency_key_in_use"
+  | "budget_exhausted"
+  | "run_deadline_exceeded"
+  | "run_halted"
+  | "upstream_timeout"
+  | "upstream_unavailable"
+  | "upstream_authz"
+  | "upstream_rejected"
+  | "output_contract_violation"
+  | "unauthenticated"
+  | "payload_too_large"
+  | "invalid_run_id"
+  | "not_found"
+  | "internal_error";
+
+/** How one reason is answered over HTTP. */
+export interface ReasonRule {
+  /** HTTP status code of the problem response. */
+  status: number;
+  /** What the agent should do next. */
+  decision: Verdict;
+  /** Short human summary, the problem's `title` (RFC 9457 §3.1.4). */
+  title: string;
+}
+
+export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
+  malformed_payload: {
+    status: 400,
+    decision: "block",
+    title: "The call is not a single JSON object",
+  },
+  unsupported_media_type: {
+    status: 415,
+    decision: "block",
+    title: "Send application/json or text/plain",
+  },
+  unknown_tool: { status: 422, decision: "block", title: "No such tool in the contracts" },
+  contract_violation: {
+    status: 422,
+    decision: "block",
+    title: "The arguments break the tool's contract",
+  },
+  tool_not_allowed: {
+    status: 403,
+    decision: "block",
+    title: "The policy does not allow this tool",
+  },
+  idempotency_key_missing: {
+    status: 400,
+    decision: "block",
+    title: "A mutation needs an idempotency key",
+  },
+  idempotency_key_reused: {
+    status: 422,
+    decision: "block",
+    title: "This idempotency key was used for another payload",
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    decision: "retry",
+    title: "A call with this idempotency key is still running",
+  },
+  budget_exhausted: {
+    status: 403,
+    decision: "block",
+    title: "The run's side-effect budget is spent",
+  },
+  run_deadline_exceeded: { status: 403, decision: "block", title: "The run's deadline has passed" },
+  run_halted: { status: 403, decision: "block", title: "The run was halted" },
+  upstream_timeout: { status: 504, decision: "retry", title: "The tool did not answer in time" },
+  upstream_unavailable: { status: 502, decision: "retry", title: "The tool is unavailable" },
+  upstream_authz: {
+    status: 502,
+    decision: "escalate",
+    title: "The tool refused the fence's credentials",
+  },
+  upstream_rejected: { status: 502, decision: "escalate", title: "The tool rejected the call" },
+  output_contract_violation: {
+    status: 502,
+    decision: "escalate",
+    title: "The tool answered outside its output contract",
+  },
+  unauthenticated: { status: 401, decision: "block", title: "Missing or unknown credentials" },
+  payload_too_large: { status: 413, decision: "block", title: "The call is too large or too deep" },
+  invalid_run_id: {
+    status: 400,
+    decision: "block",
+    title: "Run ids are 1-64 characters of [A-Za-z0-9._:-]",
+  },
+  not_found: { status: 404, decision: "block", title: "Not found" },
+  internal_error: {
+    status: 500,
+    decision: "retry",
+    title: "The fence failed; nothing was applied",
+  },
+};
+
+/** One way a value broke its contract, shaped so a model can re-plan. */
+export interface ContractIssue {
+  /** Dotted path to the offending value, `""` for the payload itself. */
+  path: string;
+  /** What is wrong, in plain words. */
+  message: string;
+  /** What the contract expects there. */
+  expected: string | null;
+  /** What was received there. */
+  received: string;
+}
+
+/** A refusal as data: a reason from the table plus what the agent needs to act. */
+export interface Refusal {
+  /** The stable reason code. */
+  reason: Reason;
+  /** Specific, human-readable detail (RFC 9457 `detail`). */
+  detail: string;
+  /** Contract issues, for `contract_violation` and `output_contract_violation`. */
+  issues?: ContractIssue[];
+}
+
+export function refuse(reason: Reason, detail: string, issues?: ContractIssue[]): Refusal {
+  return issues === undefined ? { reason, detail } : { reason, detail, issues };
+}

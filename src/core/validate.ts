@@ -1,0 +1,122 @@
+import * as v from "valibot";
+import type { AnySchema, ToolContract } from "./contract.ts";
+import { type ContractIssue, type Reason, type Refusal, refuse } from "./reasons.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** Longest `received` text echoed back; a huge string must not bloat the refusal. */
+const MAX_RECEIVED = 120;
+
+/**
+ * Checks proposed arguments against the tool's input contract. On success the value is
+ * valibot's output (defaults applied, unknown keys impossible): only that reaches the tool.
+ */
+export function validateArgs(contract: ToolContract, args: unknown): Result<unknown, Refusal> {
+  return check(contract, contract.input, args, "arguments", "contract_violation");
+}
+
+/** Checks a tool's answer against its output contract before it is returned or cached. */
+export function validateOutput(contract: ToolContract, value: unknown): Result<unknown, Refusal> {
+  return check(contract, contract.output, value, "output", "output_contract_violation");
+}
+
+function check(
+  contract: ToolContract,
+  schema: AnySchema,
+  value: unknown,
+  side: "arguments" | "output",
+  reason: Reason,
+): Result<unknown, Refusal> {
+  // valibot's object schemas accept arrays (typeof "object"); a JSON array is never an object.
+  if (Array.isArray(value) && entriesOf(schema) !== undefined) {
+    const issue: ContractIssue = {
+      path: "",
+      message: "Invalid type: Expected Object but received Array",
+      expected: "Object",
+      received: "Array",
+    };
+    return err(refuse(reason, summary(contract, side, [issue]), [issue]));
+  }
+  const parsed = v.safeParse(schema, value, { abortEarly: false });
+  if (parsed.success) return ok(parsed.output);
+  const issues = parsed.issues.map((issue) => toContractIssue(schema, issue));
+  return err(refuse(reason, summary(contract, side, issues), issues));
+}
+
+/** One sentence naming how many problems there are and where. */
+function summary(contract: ToolContract, side: string, issues: readonly ContractIssue[]): string {
+  const paths = [...new Set(issues.map((i) => (i.path === "" ? "(root)" : i.path)))];
+  const noun = issues.length === 1 ? "problem" : "problems";
+  return `${issues.length} ${noun} in the ${side} of ${contract.name}: ${paths.join(", ")}`;
+}
+
+function toContractIssue(root: AnySchema, issue: v.BaseIssue<unknown>): ContractIssue {
+  const items = issue.path ?? [];
+  const path = items.map((item) => String(item.key)).join(".");
+  const last = items.at(-1);
+  const received = clip(issue.received);
+  // Object schemas report a missing or unknown key with a path item of origin "key".
+  if (last !== undefined && last.type === "object" && last.origin === "key") {
+    const key = String(last.key);
+    const parent = schemaAt(
+      root,
+      items.slice(0, -1).map((item) => item.key),
+    );
+    if (issue.expected === "never") {
+      const allowed = Object.keys(entriesOf(parent) ?? {});
+      const rule = allowed.length === 0 ? "allows no keys" : `allows only ${allowed.join(", ")}`;
+      return {
+        path,
+        message: `unknown key "${key}": the contract ${rule}`,
+        expected: null,
+        received: clip(v._stringify(last.value)),
+      };
+    }
+    const entry = entriesOf(parent)?.[key];
+    return {
+      path,
+      message: `missing required key "${key}"`,
+      expected: expectsOf(entry) ?? issue.expected,
+      received,
+    };
+  }
+  return { path, message: issue.message, expected: issue.expected, received };
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_RECEIVED ? text : `${text.slice(0, MAX_RECEIVED)}…`;
+}
+
+/** The schema reached by following `keys` through objects, arrays and wrappers. */
+function schemaAt(schema: unknown, keys: readonly unknown[]): unknown {
+  let current = unwrap(schema);
+  for (const key of keys) {
+    if (!isRecord(current)) return undefined;
+    const entries = entriesOf(current);
+    if (entries !== undefined) current = unwrap(entries[String(key)]);
+    else if ("item" in current) current = unwrap(current.item);
+    else return undefined;
+  }
+  return current;
+}
+
+/** Strips `optional`, `nullable` and similar wrappers (they keep the inner schema in `wrapped`). */
+function unwrap(schema: unknown): unknown {
+  let current = schema;
+  while (isRecord(current) && "wrapped" in current) current = current.wrapped;
+  return current;
+}
+
+function entriesOf(schema: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(schema) || !("entries" in schema) || !isRecord(schema.entries)) return undefined;
+  return schema.entries;
+}
+
+function expectsOf(schema: unknown): string | null {
+  const inner = unwrap(schema);
+  if (!isRecord(inner) || typeof inner.expects !== "string") return null;
+  return inner.expects;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}

@@ -1,0 +1,143 @@
+import type { ToolContract, Upstream } from "../core/contract.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { validateOutput } from "../core/validate.ts";
+import { classifyStatus } from "./classify.ts";
+
+/** What one execution needs besides the validated arguments. */
+export interface ExecutionContext {
+  /** Bindings and secrets. */
+  env: Env;
+  /** Tenant the call is made for. */
+  tenant: string;
+  /** Run the call belongs to. */
+  runId: string;
+  /** Key forwarded as `Idempotency-Key`, stable across retries of one intent, or null. */
+  upstreamKey: string | null;
+  /** Wall-clock limit in ms. */
+  timeoutMs: number;
+}
+
+/** The result of one execution: a result that passed the output contract, or why not. */
+export type Execution = { ok: true; result: unknown } | { ok: false; refusal: Refusal };
+
+const TIMED_OUT = Symbol("timed out");
+
+/** Run a tool once, within its timeout, and check its answer against the output contract. */
+export async function execute(
+  contract: ToolContract,
+  args: unknown,
+  ctx: ExecutionContext,
+): Promise<Execution> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(TIMED_OUT);
+    }, ctx.timeoutMs);
+  });
+  try {
+    const answer = await Promise.race([
+      call(contract.upstream, args, ctx, controller.signal),
+      deadline,
+    ]);
+    if (answer === TIMED_OUT) {
+      const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
+      return { ok: false, refusal: refuse("upstream_timeout", detail) };
+    }
+    return judge(contract, answer);
+  } catch (e) {
+    const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
+    return { ok: false, refusal: refuse("upstream_unavailable", detail) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An upstream's answer, read in full before the deadline. */
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+function judge(contract: ToolContract, answer: Answer): Execution {
+  const refusal = classifyStatus(answer.status, contract.name);
+  if (refusal !== null) return { ok: false, refusal };
+  const checked = validateOutput(contract, answer.body);
+  return checked.ok ? { ok: true, result: checked.value } : { ok: false, refusal: checked.error };
+}
+
+async function call(
+  upstream: Upstream,
+  args: unknown,
+  ctx: ExecutionContext,
+  signal: AbortSignal,
+): Promise<Answer> {
+  if (upstream.kind === "inline") return { status: 200, body: await upstream.answer(args) };
+  const request = buildRequest(upstream, args, ctx, signal);
+  const response =
+    upstream.kind === "service"
+      ? await bindingOf(ctx.env, upstream.binding).fetch(request)
+      : await fetch(request);
+  const text = await response.text();
+  return { status: response.status, body: parseBody(text) };
+}
+
+function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON: the output contract rejects it with what was received.
+    return text;
+  }
+}
+
+function bindingOf(env: Env, name: string): Fetcher {
+  const binding = (env as unknown as Record<string, unknown>)[name];
+  if (typeof (binding as Fetcher | undefined)?.fetch !== "function") {
+    throw new TypeError(`no service binding named ${name}`);
+  }
+  return binding as Fetcher;
+}
+
+function fill(template: string, args: Record<string, unknown>): string {
+  return template.replace(/\{([a-z_][a-z0-9_]*)\}/gi, (_, name: string) =>
+    encodeURIComponent(String(args[name] ?? "")),
+  );
+}
+
+function buildRequest(
+  upstream: Exclude<Upstream, { kind: "inline" }>,
+  args: unknown,
+  ctx: ExecutionContext,
+  signal: AbortSignal,
+): Request {
+  const fields = (args ?? {}) as Record<string, unknown>;
+  const target =
+    upstream.kind === "service"
+      ? `https://${upstream.binding.toLowerCase()}.internal${fill(upstream.path, fields)}`
+      : fill(upstream.url, fields);
+  const url = new URL(target);
+  const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
+  if (ctx.upstreamKey !== null) headers.set("Idempotency-Key", ctx.upstreamKey);
+  if (upstream.kind === "http" && upstream.auth !== undefined) {
+    const secret = (ctx.env as unknown as Record<string, unknown>)[upstream.auth.secret];
+    if (typeof secret === "string") {
+      headers.set(
+        upstream.auth.header,
+        upstream.auth.scheme ? `${upstream.auth.scheme} ${secret}` : secret,
+      );
+    }
+  }
+  if (upstream.method === "GET") {
+    for (const [k, v] of Object.entries(fields)) url.searchParams.set(k, String(v));
+    return new Request(url, { method: "GET", headers, signal });
+  }
+  headers.set("Content-Type", "application/json");
+  return new Request(url, {
+    method: upstream.method,
+    headers,
+    body: JSON.stringify(fields),
+    signal,
+  });
+}

@@ -1,0 +1,60 @@
+import { Hono } from "hono";
+import { type CatalogueFormat, catalogue } from "../catalogue.ts";
+import { refuse } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import { proposeCall } from "./calls.ts";
+import type { AppContext, AppEnv, Principal } from "./context.ts";
+import { problem } from "./problem.ts";
+import { haltRun, runAudit, runRef, runStatus } from "./runs.ts";
+
+const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
+
+/** Until keys are configured, every caller is the local development tenant. */
+const DEVELOPMENT: Principal = { tenant: "default", role: "operator", tools: null };
+
+function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
+  return async function routeWithRun(c: AppContext): Promise<Response> {
+    const ref = runRef(c);
+    return ref instanceof Response ? ref : handler(c, ref);
+  };
+}
+
+export function buildApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+
+  app.use("/v1/*", async function principal(c, next) {
+    c.set("principal", DEVELOPMENT);
+    await next();
+  });
+
+  app.get("/v1/tools", (c) => {
+    const format = (c.req.query("format") ?? "json") as CatalogueFormat;
+    if (!FORMATS.includes(format)) {
+      return problem(
+        refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
+      );
+    }
+    const names = c.get("principal").tools;
+    const tools = [...FENCE.tools.values()].filter(
+      (t) => FENCE.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
+    );
+    return c.json(catalogue(tools, format));
+  });
+
+  app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
+  app.get("/v1/runs/:run_id", withRun(runStatus));
+  app.get("/v1/runs/:run_id/audit", withRun(runAudit));
+  app.post("/v1/runs/:run_id/halt", withRun(haltRun));
+
+  app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
+  app.onError((e) => {
+    console.error("unhandled", e);
+    return problem(
+      refuse("internal_error", "The fence failed before deciding; nothing was applied."),
+    );
+  });
+  return app;
+}

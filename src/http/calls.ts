@@ -1,0 +1,130 @@
+import { sha256Hex } from "../core/canonical.ts";
+import type { GatedCall } from "../core/gate.ts";
+import { gate } from "../core/gate.ts";
+import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { execute } from "../execute/execute.ts";
+import { FENCE } from "../fence.ts";
+import type { BudgetView, CacheStatus, Evidence, Outcome, RunRef } from "../ledger/protocol.ts";
+import type { AppContext } from "./context.ts";
+import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
+import { problem, problemBody } from "./problem.ts";
+import { readBody } from "./read-body.ts";
+import { ledgerOf } from "./runs.ts";
+
+function evidenceOf(contentType: string | null, text: string): Evidence {
+  const truncated = text.length > AUDIT_PAYLOAD_CAP;
+  return { contentType, payload: truncated ? text.slice(0, AUDIT_PAYLOAD_CAP) : text, truncated };
+}
+
+/** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
+export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response> {
+  const started = Date.now();
+  const callId = crypto.randomUUID();
+  const ledger = ledgerOf(c.env, ref);
+  const contentType = c.req.header("Content-Type") ?? null;
+  const headerKey = c.req.header("Idempotency-Key") ?? null;
+  const body = await readBody(c.req.raw, MAX_BODY_BYTES);
+  const text = body.ok ? body.value : "";
+  const evidence = evidenceOf(contentType, text);
+  const gated = body.ok
+    ? await gate(
+        FENCE,
+        { contentType, text, headerKey, callerTools: c.get("principal").tools },
+        { maxDepth: MAX_JSON_DEPTH },
+      )
+    : {
+        ok: false as const,
+        error: { refusal: body.error, tool: null, form: null, key: headerKey },
+      };
+  if (!gated.ok) {
+    const { refusal, tool, form, key } = gated.error;
+    const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return problem(refusal, { call_id: callId, budget });
+  }
+  const call = gated.value;
+  const cache: CacheStatus | null = call.contract.effect === "read" ? "bypass" : null;
+  const answer = await ledger.propose(ref, {
+    callId,
+    tool: call.contract.name,
+    form: call.form,
+    effect: call.contract.effect,
+    paid: call.contract.paid,
+    key: call.key,
+    fingerprint: call.fingerprint,
+    leaseMs: timeoutOf(call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
+    outcome: null,
+    evidence,
+  });
+  if (answer.kind === "refuse") {
+    return problem(answer.refusal, { call_id: callId, budget: answer.budget });
+  }
+  if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
+  const outcome = await run(c, ref, call, callId, answer.deadlineAt, cache);
+  const budget = await ledger.settle(ref, {
+    callId,
+    key: call.contract.effect === "mutate" ? call.key : null,
+    outcome,
+    durationMs: Date.now() - started,
+  });
+  return respond(outcome, budget);
+}
+
+function timeoutOf(call: GatedCall, untilDeadline: number): number {
+  return Math.max(
+    1,
+    Math.min(call.contract.timeoutMs, FENCE.policy.call_timeout_cap_ms, untilDeadline),
+  );
+}
+
+async function run(
+  c: AppContext,
+  ref: RunRef,
+  call: GatedCall,
+  callId: string,
+  deadlineAt: number,
+  cache: CacheStatus | null,
+): Promise<Outcome> {
+  const upstreamKey =
+    call.key === null ? null : `tf-${await sha256Hex(`${ref.tenant}\n${ref.runId}\n${call.key}`)}`;
+  const execution = await execute(call.contract, call.args, {
+    env: c.env,
+    tenant: ref.tenant,
+    runId: ref.runId,
+    upstreamKey,
+    timeoutMs: timeoutOf(call, deadlineAt - Date.now()),
+  });
+  if (execution.ok) {
+    const body = JSON.stringify({ decision: "applied", result: execution.result, call_id: callId });
+    return { decision: "applied", reason: null, status: 200, body, cache };
+  }
+  return failed(execution.refusal, callId, cache);
+}
+
+function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Outcome {
+  const { decision, status } = DECISION_TABLE[refusal.reason];
+  const body = problemBody(refusal, { call_id: callId });
+  return { decision, reason: refusal.reason, status, body, cache };
+}
+
+function withBudget(body: string, budget: BudgetView, patch: Record<string, unknown> = {}): string {
+  return JSON.stringify({ ...(JSON.parse(body) as object), ...patch, budget });
+}
+
+function respond(outcome: Outcome, budget: BudgetView): Response {
+  const headers = new Headers({
+    "Content-Type": outcome.status === 200 ? "application/json" : "application/problem+json",
+  });
+  if (outcome.cache !== null) headers.set("X-Cache", outcome.cache);
+  return new Response(withBudget(outcome.body, budget), { status: outcome.status, headers });
+}
+
+function replayed(status: number, body: string, budget: BudgetView): Response {
+  const success = status === 200;
+  return new Response(withBudget(body, budget, success ? { decision: "replayed" } : {}), {
+    status,
+    headers: {
+      "Content-Type": success ? "application/json" : "application/problem+json",
+      "Idempotent-Replayed": "true",
+    },
+  });
+}

@@ -1,0 +1,19 @@
+import type { Context } from "hono";
+
+/** Who is calling, as established by authentication. */
+export interface Principal {
+  /** Tenant the caller belongs to; runs and cached results are scoped by it. */
+  tenant: string;
+  /** `agent` proposes calls and reads its runs; `operator` also audits and halts. */
+  role: "agent" | "operator";
+  /** Tools this caller may use, or null for every tool the policy allows. */
+  tools: readonly string[] | null;
+}
+
+/** Hono environment of the fence's routes. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: { principal: Principal };
+}
+
+export type AppContext = Context<AppEnv>;

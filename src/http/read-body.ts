@@ -1,0 +1,41 @@
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { err, ok, type Result } from "../core/result.ts";
+
+/**
+ * Read a request body as UTF-8 text, refusing it as soon as it passes `maxBytes`: a
+ * declared Content-Length is checked first, then the stream is counted as it arrives,
+ * so a lying or absent length cannot make the worker buffer more.
+ */
+export async function readBody(
+  request: Request,
+  maxBytes: number,
+): Promise<Result<string, Refusal>> {
+  const declared = Number(request.headers.get("Content-Length") ?? "0");
+  const tooLarge = refuse("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
+  if (declared > maxBytes) return err(tooLarge);
+  if (request.body === null) return ok("");
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return err(tooLarge);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
+  } catch {
+    return err(refuse("malformed_payload", "The body is not valid UTF-8 (RFC 8259 §8.1)."));
+  }
+}

@@ -1,0 +1,66 @@
+import { refuse } from "../core/reasons.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import type { AppContext } from "./context.ts";
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./limits.ts";
+import { problem } from "./problem.ts";
+
+/** Run ids travel in URLs and object names: a short, plain charset keeps both safe. */
+const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The run's ledger object; its name carries the tenant, so tenants never share a run. */
+export function ledgerOf(env: Env, ref: RunRef) {
+  return env.RUN_LEDGER.getByName(`${ref.tenant}/${ref.runId}`);
+}
+
+/** The run addressed by the route, or a refusal when its id is not acceptable. */
+export function runRef(c: AppContext): RunRef | Response {
+  const runId = c.req.param("run_id") ?? "";
+  if (!RUN_ID.test(runId)) {
+    return problem(
+      refuse("invalid_run_id", `Run id ${JSON.stringify(runId.slice(0, 80))} is not accepted.`),
+    );
+  }
+  return { tenant: c.get("principal").tenant, runId };
+}
+
+/** `GET /v1/runs/{run_id}`. */
+export async function runStatus(c: AppContext, ref: RunRef): Promise<Response> {
+  const view = await ledgerOf(c.env, ref).status();
+  if (view === null)
+    return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
+  return c.json(view);
+}
+
+/** `POST /v1/runs/{run_id}/halt`: the kill switch. */
+export async function haltRun(c: AppContext, ref: RunRef): Promise<Response> {
+  const reason = c.req.query("reason") ?? "halted by operator";
+  return c.json(await ledgerOf(c.env, ref).halt(ref, reason.slice(0, 200)));
+}
+
+function pageParam(value: string | undefined, fallback: number, max: number): number | null {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value)) return null;
+  return Math.min(Number(value), max);
+}
+
+/** `GET /v1/runs/{run_id}/audit?after=SEQ&limit=N`, JSON or NDJSON. */
+export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
+  const after = pageParam(c.req.query("after"), 0, Number.MAX_SAFE_INTEGER);
+  const limit = pageParam(c.req.query("limit"), AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX);
+  if (after === null || limit === null || limit === 0) {
+    return problem(
+      refuse("malformed_payload", "after and limit are non-negative integers; limit ≥ 1."),
+    );
+  }
+  const entries = await ledgerOf(c.env, ref).audit(after, limit);
+  const last = entries.at(-1);
+  const next = entries.length === limit && last !== undefined ? last.seq : null;
+  if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
+    const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
+    const headers: Record<string, string> = { "Content-Type": "application/x-ndjson" };
+    // RFC 8288: the next page is a link, since NDJSON has no envelope to carry it.
+    if (next !== null) headers.Link = `<?after=${next}&limit=${limit}>; rel="next"`;
+    return new Response(lines, { headers });
+  }
+  return c.json({ run_id: ref.runId, entries, next_after: next });
+}

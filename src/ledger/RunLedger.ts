@@ -1,0 +1,315 @@
+import { DurableObject } from "cloudflare:workers";
+import { admit, type KeyState } from "../core/admission.ts";
+import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
+import { migrate } from "./migrations.ts";
+import type {
+  AuditDecision,
+  AuditEntry,
+  BudgetView,
+  Evidence,
+  LedgerAnswer,
+  LedgerProposal,
+  Rejection,
+  RunRef,
+  RunView,
+  Settlement,
+} from "./protocol.ts";
+import { type AuditRow, auditEntry, budgetView, type RunRow, runState, runView } from "./views.ts";
+
+/** Columns of an audit row written in one step. */
+interface AuditDraft {
+  callId: string;
+  tool: string | null;
+  form: string | null;
+  decision: AuditDecision;
+  reason: string | null;
+  status: number | null;
+  key: string | null;
+  fingerprint: string | null;
+  cache: string | null;
+  durationMs: number | null;
+  evidence: Evidence;
+}
+
+/**
+ * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.
+ * The object is single-threaded, and every decision reads and writes its rows inside one
+ * `transactionSync` with no other I/O in between, so each decision is atomic. Tools are
+ * never called from here: the worker holds no decision open across a `fetch()`.
+ */
+export class RunLedger extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    migrate(this.sql);
+  }
+
+  /** Decide a call that passed the contract gate: admit, replay or refuse it. */
+  async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
+    const now = Date.now();
+    // Idempotency keys are a mutation's; a key sent with a read is only recorded.
+    const key = p.effect === "mutate" ? p.key : null;
+    const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
+      const run = this.ensureRun(ref, now);
+      const stored = key === null ? null : this.readKey(key);
+      const decision = admit(runState(run.row), stored, { ...p, key, now });
+      const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
+      if (decision.kind === "refuse") {
+        this.appendRefusal({ ...draft, decision: "block" }, decision.refusal);
+        return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run.row) };
+      }
+      if (decision.kind === "replay") {
+        const original = this.storedAnswer(key ?? "");
+        this.appendAudit({ ...draft, decision: "replayed", status: original.status });
+        return { kind: "replay", ...original, budget: budgetView(run.row) };
+      }
+      const row = this.charge(decision.charge);
+      if (key !== null) this.holdKey(key, p, stored, now);
+      const outcome = p.outcome;
+      this.appendAudit(
+        outcome === null
+          ? { ...draft, decision: "pending" }
+          : { ...draft, ...outcome, durationMs: Date.now() - now },
+      );
+      return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
+    });
+    if (key !== null && answer.kind === "admit") await this.scheduleExpiry();
+    return answer;
+  }
+
+  /** Close an admitted call with its outcome; the key stores it for replay. */
+  settle(ref: RunRef, s: Settlement): BudgetView {
+    return this.ctx.storage.transactionSync(() => {
+      const run = this.ensureRun(ref, Date.now());
+      const { outcome } = s;
+      this.sql.exec(
+        `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
+           mutations_used = ?, paid_used = ? WHERE call_id = ?`,
+        outcome.decision,
+        outcome.reason,
+        outcome.status,
+        outcome.cache,
+        s.durationMs,
+        run.row.mutations_used,
+        run.row.paid_used,
+        s.callId,
+      );
+      if (s.key !== null) {
+        // Only the call that holds the key may settle it: a worker that outlived its
+        // lease must not overwrite the outcome of the call that took the key over.
+        this.sql.exec(
+          "UPDATE idempotency_key SET phase = ?, status = ?, body = ? WHERE key = ? AND call_id = ?",
+          outcome.decision === "retry" ? "retryable" : "done",
+          outcome.status,
+          outcome.body,
+          s.key,
+          s.callId,
+        );
+      }
+      return budgetView(run.row);
+    });
+  }
+
+  /** Record a call refused before the run's rules (parse or contract gate). */
+  record(ref: RunRef, r: Rejection): BudgetView {
+    return this.ctx.storage.transactionSync(() => {
+      const run = this.ensureRun(ref, Date.now());
+      this.appendRefusal(
+        {
+          ...r,
+          decision: "block",
+          reason: null,
+          status: null,
+          fingerprint: null,
+          cache: null,
+          durationMs: null,
+        },
+        r.refusal,
+      );
+      return budgetView(run.row);
+    });
+  }
+
+  /** The kill switch: every later call of the run is refused with `run_halted`. */
+  halt(ref: RunRef, reason: string): RunView {
+    const now = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      this.ensureRun(ref, now);
+      this.sql.exec(
+        "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL",
+        now,
+        reason,
+      );
+    });
+    return this.viewOf(this.readRun(), now);
+  }
+
+  /** Status of the run, or null when no call of it was ever seen. */
+  status(): RunView | null {
+    const row = this.readRun();
+    return row === null ? null : this.viewOf(row, Date.now());
+  }
+
+  /** Audit entries after `after`, oldest first. */
+  audit(after: number, limit: number): AuditEntry[] {
+    return this.sql
+      .exec<AuditRow>("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+      .toArray()
+      .map(auditEntry);
+  }
+
+  /** Drop idempotency keys past their retention, then wake again for the next one. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.sql.exec(
+      "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
+      now,
+      now,
+    );
+    await this.scheduleExpiry();
+  }
+
+  private async scheduleExpiry(): Promise<void> {
+    const next = this.sql
+      .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM idempotency_key")
+      .one().at;
+    if (next === null) return;
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+  }
+
+  private ensureRun(ref: RunRef, now: number): { row: RunRow } {
+    const existing = this.readRun();
+    if (existing !== null) return { row: existing };
+    const { policy } = FENCE;
+    this.sql.exec(
+      `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls)
+       VALUES (1, ?, ?, ?, ?, ?, ?)`,
+      ref.tenant,
+      ref.runId,
+      now,
+      now + policy.run_deadline_ms,
+      policy.max_mutations,
+      policy.max_paid_calls,
+    );
+    return { row: this.requireRun() };
+  }
+
+  private readRun(): RunRow | null {
+    return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  private requireRun(): RunRow {
+    return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+  }
+
+  private charge(charge: { mutations: number; paid: number }): RunRow {
+    if (charge.mutations > 0 || charge.paid > 0) {
+      this.sql.exec(
+        "UPDATE run SET mutations_used = mutations_used + ?, paid_used = paid_used + ? WHERE id = 1",
+        charge.mutations,
+        charge.paid,
+      );
+    }
+    return this.requireRun();
+  }
+
+  private readKey(key: string): KeyState | null {
+    const row = this.sql
+      .exec<{ fingerprint: string; phase: string; lease_expires_at: number; call_id: string }>(
+        "SELECT fingerprint, phase, lease_expires_at, call_id FROM idempotency_key WHERE key = ?",
+        key,
+      )
+      .toArray()[0];
+    if (row === undefined) return null;
+    return {
+      fingerprint: row.fingerprint,
+      phase: row.phase as KeyState["phase"],
+      leaseExpiresAt: row.lease_expires_at,
+      callId: row.call_id,
+    };
+  }
+
+  private holdKey(key: string, p: LedgerProposal, stored: KeyState | null, now: number): void {
+    if (stored?.phase === "in_flight") {
+      // The holder outlived its lease: its outcome is unknown, so it reads as a retry.
+      this.sql.exec(
+        "UPDATE audit SET decision = 'retry', reason = 'upstream_timeout' WHERE call_id = ? AND decision = 'pending'",
+        stored.callId,
+      );
+    }
+    const settled = p.outcome !== null;
+    this.sql.exec(
+      `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET phase = excluded.phase, call_id = excluded.call_id,
+         lease_expires_at = excluded.lease_expires_at, status = excluded.status, body = excluded.body`,
+      key,
+      p.fingerprint,
+      settled ? "done" : "in_flight",
+      p.callId,
+      now + p.leaseMs,
+      p.outcome?.status ?? null,
+      p.outcome?.body ?? null,
+      now + FENCE.policy.idempotency_retention_ms,
+    );
+  }
+
+  private storedAnswer(key: string): { status: number; body: string } {
+    return this.sql
+      .exec<{ status: number; body: string }>(
+        "SELECT status, body FROM idempotency_key WHERE key = ?",
+        key,
+      )
+      .one();
+  }
+
+  private appendRefusal(draft: AuditDraft, refusal: Refusal): void {
+    const rule = DECISION_TABLE[refusal.reason];
+    this.appendAudit({
+      ...draft,
+      decision: rule.decision,
+      reason: refusal.reason,
+      status: rule.status,
+    });
+  }
+
+  private appendAudit(d: AuditDraft): void {
+    const run = this.requireRun();
+    this.sql.exec(
+      `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
+         fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
+         payload_truncated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      d.callId,
+      Date.now(),
+      d.tool,
+      d.form,
+      d.decision,
+      d.reason,
+      d.status,
+      d.key,
+      d.fingerprint,
+      d.cache,
+      d.durationMs,
+      run.mutations_used,
+      run.paid_used,
+      d.evidence.contentType,
+      d.evidence.payload,
+      d.evidence.truncated ? 1 : 0,
+    );
+  }
+
+  private viewOf(row: RunRow | null, now: number): RunView {
+    const decisions: Record<string, number> = {};
+    for (const r of this.sql.exec<{ decision: string; n: number }>(
+      "SELECT decision, COUNT(*) AS n FROM audit GROUP BY decision",
+    )) {
+      decisions[r.decision] = r.n;
+    }
+    return runView(row ?? this.requireRun(), now, decisions);
+  }
+}

@@ -1,0 +1,172 @@
+import type { Effect } from "../core/contract.ts";
+import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
+
+/** Which run a ledger call is about; the object's name is `${tenant}/${runId}`. */
+export interface RunRef {
+  /** Tenant that owns the run. */
+  tenant: string;
+  /** The run id as the agent sent it. */
+  runId: string;
+}
+
+/** How a result was served with respect to the cache (`X-Cache`). */
+export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
+
+/** Every decision an audit entry can carry; `pending` while the tool runs. */
+export type AuditDecision = "applied" | "replayed" | "cached" | "pending" | Verdict;
+
+/** Used and limit of one budget counter. */
+export interface Counter {
+  /** Charged so far. */
+  used: number;
+  /** The most the run may use. */
+  limit: number;
+  /** What is left (never negative). */
+  left: number;
+}
+
+/** The run's side-effect budget as published in every answer. */
+export interface BudgetView {
+  /** Mutations applied, one per idempotency key. */
+  mutations: Counter;
+  /** Calls that reached a paid tool (cache hits are free). */
+  paid_calls: Counter;
+}
+
+/** The request as received, kept in the audit so it can be replayed. */
+export interface Evidence {
+  /** Content-Type header as sent. */
+  contentType: string | null;
+  /** The body text, capped in size. */
+  payload: string;
+  /** Whether `payload` was cut at the cap. */
+  truncated: boolean;
+}
+
+/** A call refused before it reached the run's ledger rules (parse or contract gate). */
+export interface Rejection {
+  /** Unique id of the call. */
+  callId: string;
+  /** Tool name when it could be read. */
+  tool: string | null;
+  /** Body form when it could be read. */
+  form: string | null;
+  /** The idempotency key when it could be read. */
+  key: string | null;
+  /** Why it was refused. */
+  refusal: Refusal;
+  /** What was received. */
+  evidence: Evidence;
+}
+
+/** The final outcome of a call that ran (or was served from the cache). */
+export interface Outcome {
+  /** Decision to record and answer with. */
+  decision: "applied" | "cached" | Verdict;
+  /** Reason code for a non-applied outcome. */
+  reason: Reason | null;
+  /** HTTP status of the answer. */
+  status: number;
+  /** The answer's JSON body, stored for replay. */
+  body: string;
+  /** Cache status, for reads. */
+  cache: CacheStatus | null;
+}
+
+/** A call that passed the contract gate, for the ledger to decide. */
+export interface LedgerProposal {
+  /** Unique id of the call. */
+  callId: string;
+  /** Exact tool name. */
+  tool: string;
+  /** Body form. */
+  form: string;
+  /** Read or mutate. */
+  effect: Effect;
+  /** Charged to `max_paid_calls` (false for free tools and cache hits). */
+  paid: boolean;
+  /** The agent's idempotency key, or null. */
+  key: string | null;
+  /** SHA-256 of the canonical call. */
+  fingerprint: string;
+  /** How long the key stays `in_flight` before it is presumed abandoned. */
+  leaseMs: number;
+  /** Set when the answer is already known (a cache hit): recorded in the same step. */
+  outcome: Outcome | null;
+  /** What was received. */
+  evidence: Evidence;
+}
+
+/** The ledger's answer to a proposal. */
+export type LedgerAnswer =
+  | { kind: "admit"; budget: BudgetView; deadlineAt: number }
+  | { kind: "replay"; status: number; body: string; budget: BudgetView }
+  | { kind: "refuse"; refusal: Refusal; budget: BudgetView };
+
+/** Closing a call the ledger admitted. */
+export interface Settlement {
+  /** The admitted call. */
+  callId: string;
+  /** Its idempotency key, or null. */
+  key: string | null;
+  /** What happened. */
+  outcome: Outcome;
+  /** Wall-clock ms from receipt to outcome. */
+  durationMs: number;
+}
+
+/** A run's status, `GET /v1/runs/{id}`. */
+export interface RunView {
+  /** Run id. */
+  run_id: string;
+  /** `open`, `halted` (kill switch) or `expired` (deadline passed). */
+  status: "open" | "halted" | "expired";
+  /** When the run was first seen. */
+  created_at: string;
+  /** When the run stops admitting calls. */
+  deadline_at: string;
+  /** When it was halted, if it was. */
+  halted_at: string | null;
+  /** Why it was halted, if it was. */
+  halt_reason: string | null;
+  /** The budget, used and left. */
+  budget: BudgetView;
+  /** How many audit entries carry each decision. */
+  decisions: Record<string, number>;
+}
+
+/** One audit log entry, as published. */
+export interface AuditEntry {
+  /** Position in the run's log, strictly increasing. */
+  seq: number;
+  /** Unique id of the call. */
+  call_id: string;
+  /** When the call was received. */
+  at: string;
+  /** Tool name, when it could be read. */
+  tool: string | null;
+  /** Body form, when it could be read. */
+  form: string | null;
+  /** The decision. */
+  decision: AuditDecision;
+  /** Reason code, for a refusal or failure. */
+  reason: Reason | null;
+  /** HTTP status of the answer. */
+  status: number | null;
+  /** The idempotency key. */
+  idempotency_key: string | null;
+  /** SHA-256 of the canonical call, once it passed the gate. */
+  fingerprint: string | null;
+  /** Cache status, for reads. */
+  cache: CacheStatus | null;
+  /** Wall-clock ms the call took, once settled. */
+  duration_ms: number | null;
+  /** Budget after the decision. */
+  budget_after: { mutations: number; paid_calls: number };
+  /** Content-Type as sent. */
+  content_type: string | null;
+  /** Body as sent, capped. */
+  payload: string;
+  /** Whether the payload was cut at the cap. */
+  payload_truncated: boolean;
+}

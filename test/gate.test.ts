@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import policy from "../contracts/policy.json" with { type: "json" };
+import { gate } from "../src/core/gate.ts";
+import { startFence } from "../src/fence.ts";
+
+const limits = { maxDepth: 32 };
+const raw = (body: unknown, callerTools: string[] | null = null) => ({
+  contentType: "application/json",
+  text: JSON.stringify(body),
+  headerKey: null,
+  callerTools,
+});
+
+describe("the stateless gate", () => {
+  it("refuses a tool the policy does not allow", async () => {
+    const fence = startFence({ ...policy, allowed_tools: ["noop"] });
+    const result = await gate(fence, raw({ tool: "fetch_service_logs", args: {} }), limits);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.refusal.reason).toBe("tool_not_allowed");
+  });
+
+  it("refuses a tool outside the caller's own list", async () => {
+    const fence = startFence(policy);
+    const result = await gate(
+      fence,
+      raw({ tool: "noop", args: {} }, ["fetch_service_logs"]),
+      limits,
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.refusal.reason).toBe("tool_not_allowed");
+  });
+
+  it("passes on only the validated arguments, defaults applied", async () => {
+    const fence = startFence(policy);
+    const call = {
+      tool: "create_ticket",
+      args: { ticket_id: "T-9" },
+      idempotency_key: "k-gate-0001",
+    };
+    const result = await gate(fence, raw(call), limits);
+    expect(result.ok).toBe(true);
+    if (result.ok) {
+      expect(result.value.args).toEqual({ ticket_id: "T-9", priority: "normal" });
+      expect(result.value.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it("gives permuted arguments one fingerprint", async () => {
+    const fence = startFence(policy);
+    const a = await gate(
+      fence,
+      raw({ tool: "fetch_service_logs", args: { service: "a", window: "1h" } }),
+      limits,
+    );
+    const b = await gate(
+      fence,
+      raw({ args: { window: "1h", service: "a" }, tool: "fetch_service_logs" }),
+      limits,
+    );
+    expect(a.ok && b.ok && a.value.fingerprint === b.value.fingerprint).toBe(true);
+  });
+});
