@@ -3,6 +3,7 @@ import { buildApp } from "./http/app.ts";
 export { TicketDesk } from "./demo/TicketDesk.ts";
 export { DemoUpstreams } from "./demo/upstreams.ts";
 export { RunLedger } from "./ledger/RunLedger.ts";
+export { TenantLedger } from "./ledger/TenantLedger.ts";
 
 const app = buildApp();
 

@@ -88,6 +88,7 @@ describe("idempotency keys", () => {
       paid: true,
       key: "k-crashed-01",
       fingerprint: await fingerprint("add_comment", args),
+      target: null,
       leaseMs: 60_000,
       outcome: null,
       evidence: { contentType: "application/json", payload: "{}", truncated: false },

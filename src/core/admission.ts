@@ -15,7 +15,28 @@ export interface RunState {
   maxMutations: number;
   /** Most paid calls the run may make. */
   maxPaidCalls: number;
+  /** Tools the run may call (its limits may allow fewer than the policy). */
+  allowedTools: readonly string[];
 }
+
+/** What the run has used of a cap, and the cap itself. */
+export interface CapUse {
+  /** Calls charged so far. */
+  used: number;
+  /** The most calls allowed. */
+  max: number;
+}
+
+/** The caps that bind one call, besides the run-wide budget. */
+export interface CallCaps {
+  /** The run's cap on calls of this tool, or null when uncapped. */
+  tool: CapUse | null;
+  /** The per-target cap: calls of this tool on the call's target (`arg` = `value`). */
+  target: (CapUse & { arg: string; value: string }) | null;
+}
+
+/** No cap besides the budget. */
+export const UNCAPPED: CallCaps = { tool: null, target: null };
 
 /** Where an idempotency key stands. */
 export type KeyPhase = "in_flight" | "done" | "retryable";
@@ -34,6 +55,8 @@ export interface KeyState {
 
 /** One proposed call, after the contract gate, as the ledger sees it. */
 export interface Proposal {
+  /** Exact tool name. */
+  tool: string;
   /** Whether the tool reads or mutates. */
   effect: Effect;
   /** Whether the call is charged to `max_paid_calls` if it reaches the tool. */
@@ -49,24 +72,43 @@ export interface Proposal {
 /** What the ledger does with a proposal. */
 export type Admission =
   /** Run it; `charge` is what it costs now (zero when the key was already charged). */
-  | { kind: "admit"; charge: { mutations: number; paid: number } }
+  | { kind: "admit"; charge: Charge }
   /** Answer with the stored outcome of `callId`. */
   | { kind: "replay"; callId: string }
   /** Refuse it. */
   | { kind: "refuse"; refusal: Refusal };
 
-const FREE = { mutations: 0, paid: 0 } as const;
+/** What an admitted call costs; `calls` counts it against its tool and target caps. */
+export interface Charge {
+  /** Mutations charged. */
+  mutations: number;
+  /** Paid calls charged. */
+  paid: number;
+  /** 1 when the call counts against the tool's and target's caps, else 0. */
+  calls: number;
+}
+
+const FREE: Charge = { mutations: 0, paid: 0, calls: 0 };
 
 /**
  * The run's half of the decision table, in the order the checks apply: the kill switch
- * and the deadline beat everything, a key's stored outcome beats the budget (a replay is
- * free), and the budget is charged once per key (one key = one intent).
+ * and the deadline beat everything, then the run's own tool list; a key's stored outcome
+ * beats every cap (a replay is free); then the caps from the most specific to the widest
+ * (target, tool, run budget), each charged once per key (one key = one intent).
  */
-export function admit(run: RunState, key: KeyState | null, p: Proposal): Admission {
+export function admit(
+  run: RunState,
+  key: KeyState | null,
+  p: Proposal,
+  caps: CallCaps = UNCAPPED,
+): Admission {
   if (run.haltedAt !== null)
     return refused("run_halted", "The run was halted; no call of it runs.");
   if (p.now >= run.deadlineAt) {
     return refused("run_deadline_exceeded", `The run's deadline passed at ${iso(run.deadlineAt)}.`);
+  }
+  if (!run.allowedTools.includes(p.tool)) {
+    return refused("tool_not_allowed", `${p.tool} is not allowed by this run's limits.`);
   }
   if (key !== null) {
     if (key.fingerprint !== p.fingerprint) {
@@ -85,7 +127,9 @@ export function admit(run: RunState, key: KeyState | null, p: Proposal): Admissi
     // Retryable, or in flight past its lease (its worker died): same intent, already charged.
     return { kind: "admit", charge: FREE };
   }
-  const charge = { mutations: p.effect === "mutate" ? 1 : 0, paid: p.paid ? 1 : 0 };
+  const capped = capRefusal(p.tool, caps);
+  if (capped !== null) return capped;
+  const charge = { mutations: p.effect === "mutate" ? 1 : 0, paid: p.paid ? 1 : 0, calls: 1 };
   if (run.mutationsUsed + charge.mutations > run.maxMutations) {
     return refused("budget_exhausted", `The run may apply at most ${run.maxMutations} mutations.`);
   }
@@ -93,6 +137,23 @@ export function admit(run: RunState, key: KeyState | null, p: Proposal): Admissi
     return refused("budget_exhausted", `The run may make at most ${run.maxPaidCalls} paid calls.`);
   }
   return { kind: "admit", charge };
+}
+
+function capRefusal(tool: string, caps: CallCaps): Admission | null {
+  const { target } = caps;
+  if (target !== null && target.used >= target.max) {
+    return refused(
+      "target_cap_exhausted",
+      `${tool} may run at most ${target.max} time(s) per ${target.arg} in this run; ${target.arg} ${JSON.stringify(target.value)} has had ${target.used}.`,
+    );
+  }
+  if (caps.tool !== null && caps.tool.used >= caps.tool.max) {
+    return refused(
+      "tool_cap_exhausted",
+      `The run may call ${tool} at most ${caps.tool.max} times.`,
+    );
+  }
+  return null;
 }
 
 function refused(reason: Refusal["reason"], detail: string): Admission {

@@ -1,21 +1,48 @@
 import * as v from "valibot";
 import type { ToolContract } from "./contract.ts";
+import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { err, ok, type Result } from "./result.ts";
+import { entriesOf } from "./validate.ts";
 
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/**
+ * A per-target cap: at most `max` calls of the tool per value of argument `arg`, counted
+ * per run, or across every run of the tenant when `scope` is `tenant`.
+ */
+export const TargetRuleSchema = v.strictObject({
+  arg: v.pipe(v.string(), v.minLength(1)),
+  max: PositiveInt,
+  scope: v.picklist(["run", "tenant"]),
+});
+
+/** The rules of one tool, under `tools.<name>` in the policy. */
+export const ToolRuleSchema = v.strictObject({
+  max_calls_per_run: v.optional(Count),
+  per_target: v.optional(TargetRuleSchema),
+});
 
 /** The brakes of every run, from `contracts/policy.json`. */
 export const PolicySchema = v.strictObject({
   allowed_tools: v.pipe(v.array(v.string()), v.minLength(1)),
-  max_mutations: v.pipe(v.number(), v.integer(), v.minValue(0)),
-  max_paid_calls: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  max_mutations: Count,
+  max_paid_calls: Count,
   call_timeout_cap_ms: PositiveInt,
   run_deadline_ms: PositiveInt,
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
+  tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
+  tenants: v.optional(
+    v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),
+    {},
+  ),
 });
 
 /** A validated policy. */
 export type Policy = v.InferOutput<typeof PolicySchema>;
+
+/** A validated per-target rule. */
+export type TargetRule = v.InferOutput<typeof TargetRuleSchema>;
 
 /** The contracts and policy a worker runs with, checked together. */
 export interface Fence {
@@ -23,6 +50,10 @@ export interface Fence {
   policy: Policy;
   /** Contracts by exact tool name. */
   tools: ReadonlyMap<string, ToolContract>;
+  /** Limits of a run of a tenant with no block of its own. */
+  limits: RunLimits;
+  /** Limits of a run of each tenant named under `tenants`, already tightened. */
+  tenantLimits: ReadonlyMap<string, RunLimits>;
 }
 
 /**
@@ -34,10 +65,11 @@ export function loadFence(
   source: unknown,
   contracts: readonly ToolContract[],
 ): Result<Fence, string[]> {
-  const parsed = v.safeParse(PolicySchema, source);
+  const parsed = v.safeParse(PolicySchema, source, { abortEarly: false });
   if (!parsed.success) {
     return err(parsed.issues.map((i) => `policy.${v.getDotPath(i) ?? ""}: ${i.message}`));
   }
+  const policy = parsed.output;
   const tools = new Map<string, ToolContract>();
   const problems: string[] = [];
   for (const c of contracts) {
@@ -47,8 +79,67 @@ export function loadFence(
     }
     tools.set(c.name, c);
   }
-  parsed.output.allowed_tools.forEach((name, i) => {
+  policy.allowed_tools.forEach((name, i) => {
     if (!tools.has(name)) problems.push(`policy.allowed_tools.${i}: no contract named "${name}"`);
   });
-  return problems.length > 0 ? err(problems) : ok({ policy: parsed.output, tools });
+  problems.push(...toolRuleProblems(policy, tools));
+  const limits = baseLimits(policy);
+  const tenantLimits = new Map<string, RunLimits>();
+  for (const [tenant, override] of Object.entries(policy.tenants)) {
+    const tightened = tighten(limits, override);
+    if (tightened.ok) tenantLimits.set(tenant, tightened.value);
+    else {
+      const { field, detail } = tightened.error;
+      problems.push(`policy.tenants.${tenant}.${field}: loosens the policy (${detail})`);
+    }
+  }
+  return problems.length > 0 ? err(problems) : ok({ policy, tools, limits, tenantLimits });
+}
+
+/** The limits a run of `tenant` starts with. */
+export function limitsFor(fence: Fence, tenant: string): RunLimits {
+  return fence.tenantLimits.get(tenant) ?? fence.limits;
+}
+
+/** The per-target rule binding `tool`, if the policy has one. */
+export function targetRuleOf(fence: Fence, tool: string): TargetRule | null {
+  return fence.policy.tools[tool]?.per_target ?? null;
+}
+
+/** The value a call's per-target rule counts by, read from its validated arguments. */
+export function targetOf(rule: TargetRule | null, args: unknown): string | null {
+  if (rule === null || typeof args !== "object" || args === null) return null;
+  const value = (args as Record<string, unknown>)[rule.arg];
+  // An absent optional argument is a target of its own: the empty one.
+  return typeof value === "string" || typeof value === "number" ? String(value) : "";
+}
+
+function baseLimits(policy: Policy): RunLimits {
+  const caps: Record<string, number> = {};
+  for (const [tool, rule] of Object.entries(policy.tools)) {
+    if (rule.max_calls_per_run !== undefined) caps[tool] = rule.max_calls_per_run;
+  }
+  return {
+    allowed_tools: policy.allowed_tools,
+    max_mutations: policy.max_mutations,
+    max_paid_calls: policy.max_paid_calls,
+    deadline_ms: policy.run_deadline_ms,
+    tool_caps: caps,
+  };
+}
+
+function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContract>): string[] {
+  const problems: string[] = [];
+  for (const [name, rule] of Object.entries(policy.tools)) {
+    const contract = tools.get(name);
+    if (contract === undefined) {
+      problems.push(`policy.tools.${name}: no contract named "${name}"`);
+      continue;
+    }
+    const arg = rule.per_target?.arg;
+    if (arg !== undefined && !Object.hasOwn(entriesOf(contract.input) ?? {}, arg)) {
+      problems.push(`policy.tools.${name}.per_target.arg: ${name} has no argument "${arg}"`);
+    }
+  }
+  return problems;
 }

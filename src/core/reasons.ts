@@ -18,6 +18,9 @@ export type Reason =
   | "idempotency_key_reused"
   | "idempotency_key_in_use"
   | "budget_exhausted"
+  | "tool_cap_exhausted"
+  | "target_cap_exhausted"
+  | "override_loosens_policy"
   | "run_deadline_exceeded"
   | "run_halted"
   | "upstream_timeout"
@@ -82,6 +85,21 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 403,
     decision: "block",
     title: "The run's side-effect budget is spent",
+  },
+  tool_cap_exhausted: {
+    status: 403,
+    decision: "block",
+    title: "The run's cap on this tool is spent",
+  },
+  target_cap_exhausted: {
+    status: 403,
+    decision: "block",
+    title: "This target already had every call of this tool it may have",
+  },
+  override_loosens_policy: {
+    status: 422,
+    decision: "block",
+    title: "A run's limits may only be tighter than the policy",
   },
   run_deadline_exceeded: { status: 403, decision: "block", title: "The run's deadline has passed" },
   run_halted: { status: 403, decision: "block", title: "The run was halted" },

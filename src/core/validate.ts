@@ -106,7 +106,8 @@ function unwrap(schema: unknown): unknown {
   return current;
 }
 
-function entriesOf(schema: unknown): Record<string, unknown> | undefined {
+/** The entries of an object schema, or undefined for any other schema. */
+export function entriesOf(schema: unknown): Record<string, unknown> | undefined {
   if (!isRecord(schema) || !("entries" in schema) || !isRecord(schema.entries)) return undefined;
   return schema.entries;
 }

@@ -6,7 +6,7 @@ import type { RunRef } from "../ledger/protocol.ts";
 import { proposeCall } from "./calls.ts";
 import type { AppContext, AppEnv, Principal } from "./context.ts";
 import { problem } from "./problem.ts";
-import { haltRun, runAudit, runRef, runStatus } from "./runs.ts";
+import { haltRun, openRun, runAudit, runRef, runStatus } from "./runs.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
 
@@ -45,6 +45,7 @@ export function buildApp(): Hono<AppEnv> {
   });
 
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
+  app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", withRun(runAudit));
   app.post("/v1/runs/:run_id/halt", withRun(haltRun));

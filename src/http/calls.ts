@@ -1,10 +1,12 @@
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
+import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { execute } from "../execute/execute.ts";
 import { FENCE } from "../fence.ts";
 import type { BudgetView, CacheStatus, Evidence, Outcome, RunRef } from "../ledger/protocol.ts";
+import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
 import { problem, problemBody } from "./problem.ts";
@@ -36,13 +38,17 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
         ok: false as const,
         error: { refusal: body.error, tool: null, form: null, key: headerKey },
       };
-  if (!gated.ok) {
-    const { refusal, tool, form, key } = gated.error;
+  const reject = async (refusal: Refusal, tool: string | null, form: string | null) => {
+    const key = gated.ok ? gated.value.key : gated.error.key;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return problem(refusal, { call_id: callId, budget });
-  }
+  };
+  if (!gated.ok) return reject(gated.error.refusal, gated.error.tool, gated.error.form);
   const call = gated.value;
   const cache: CacheStatus | null = call.contract.effect === "read" ? "bypass" : null;
+  const rule = targetRuleOf(FENCE, call.contract.name);
+  const hold = await holdTarget(c.env, ref, call, rule, callId);
+  if (hold.refusal !== null) return reject(hold.refusal, call.contract.name, call.form);
   const answer = await ledger.propose(ref, {
     callId,
     tool: call.contract.name,
@@ -51,11 +57,13 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
+    target: targetOf(rule, call.args),
     leaseMs: timeoutOf(call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
     evidence,
   });
   if (answer.kind === "refuse") {
+    await hold.release();
     return problem(answer.refusal, { call_id: callId, budget: answer.budget });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);

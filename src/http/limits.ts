@@ -1,6 +1,9 @@
 /** Largest call body accepted, in bytes (checked before and while reading). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/** Largest body of `PUT /v1/runs/{id}` (a handful of limits). */
+export const MAX_LIMITS_BYTES = 8 * 1024;
+
 /** Deepest nesting of arrays and objects accepted in a call. */
 export const MAX_JSON_DEPTH = 32;
 

@@ -1,8 +1,13 @@
-import { refuse } from "../core/reasons.ts";
+import * as v from "valibot";
+import { parseStrictJson } from "../core/json.ts";
+import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { err, ok, type Result } from "../core/result.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { AppContext } from "./context.ts";
-import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./limits.ts";
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
+import { readBody } from "./read-body.ts";
 
 /** Run ids travel in URLs and object names: a short, plain charset keeps both safe. */
 const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -29,6 +34,30 @@ export async function runStatus(c: AppContext, ref: RunRef): Promise<Response> {
   if (view === null)
     return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
   return c.json(view);
+}
+
+/**
+ * `PUT /v1/runs/{run_id}`: open the run with limits at most as loose as the policy's
+ * (201), or tighten an open run's limits (200). An empty body opens it with the policy's.
+ */
+export async function openRun(c: AppContext, ref: RunRef): Promise<Response> {
+  const override = await readOverride(c.req.raw);
+  if (!override.ok) return problem(override.error);
+  const answer = await ledgerOf(c.env, ref).open(ref, override.value);
+  if (answer.kind === "refuse") return problem(answer.refusal);
+  return c.json(answer.view, answer.created ? 201 : 200);
+}
+
+async function readOverride(request: Request): Promise<Result<LimitOverride, Refusal>> {
+  const body = await readBody(request, MAX_LIMITS_BYTES);
+  if (!body.ok) return body;
+  if (body.value.trim() === "") return ok({});
+  const parsed = parseStrictJson(body.value, { maxDepth: MAX_JSON_DEPTH });
+  if (!parsed.ok) return parsed;
+  const checked = v.safeParse(LimitOverrideSchema, parsed.value, { abortEarly: false });
+  if (checked.success) return ok(checked.output);
+  const where = checked.issues.map((i) => `${v.getDotPath(i) ?? "(body)"}: ${i.message}`);
+  return err(refuse("malformed_payload", `The run's limits are not valid: ${where.join("; ")}.`));
 }
 
 /** `POST /v1/runs/{run_id}/halt`: the kill switch. */

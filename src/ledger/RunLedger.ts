@@ -1,7 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import { admit, type KeyState } from "../core/admission.ts";
-import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { admit } from "../core/admission.ts";
+import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
+import { limitsFor, targetRuleOf } from "../core/policy.ts";
+import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
+import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
 import type {
   AuditDecision,
@@ -10,12 +13,23 @@ import type {
   Evidence,
   LedgerAnswer,
   LedgerProposal,
+  OpenAnswer,
   Rejection,
   RunRef,
   RunView,
   Settlement,
 } from "./protocol.ts";
-import { type AuditRow, auditEntry, budgetView, type RunRow, runState, runView } from "./views.ts";
+import { insertRun, storeLimits } from "./run-row.ts";
+import { callCaps, countUse, toolCalls } from "./usage.ts";
+import {
+  type AuditRow,
+  auditEntry,
+  budgetView,
+  limitsOf,
+  type RunRow,
+  runState,
+  runView,
+} from "./views.ts";
 
 /** Columns of an audit row written in one step. */
 interface AuditDraft {
@@ -54,20 +68,23 @@ export class RunLedger extends DurableObject<Env> {
     const key = p.effect === "mutate" ? p.key : null;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
       const run = this.ensureRun(ref, now);
-      const stored = key === null ? null : this.readKey(key);
-      const decision = admit(runState(run.row), stored, { ...p, key, now });
+      const limits = this.limitsOf(run.row);
+      const stored = key === null ? null : readKey(this.sql, key);
+      const caps = callCaps(this.sql, limits, p.tool, targetRuleOf(FENCE, p.tool), p.target);
+      const decision = admit(runState(run.row, limits), stored, { ...p, key, now }, caps);
       const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
       if (decision.kind === "refuse") {
         this.appendRefusal({ ...draft, decision: "block" }, decision.refusal);
         return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run.row) };
       }
       if (decision.kind === "replay") {
-        const original = this.storedAnswer(key ?? "");
+        const original = storedAnswer(this.sql, key ?? "");
         this.appendAudit({ ...draft, decision: "replayed", status: original.status });
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
       const row = this.charge(decision.charge);
-      if (key !== null) this.holdKey(key, p, stored, now);
+      countUse(this.sql, decision.charge, p.tool, p.target);
+      if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
       this.appendAudit(
         outcome === null
@@ -133,6 +150,29 @@ export class RunLedger extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Open the run with limits tighter than its current ones: the policy's (for its
+   * tenant) when the run is new, its stored limits when it exists. Opening again with
+   * the same limits changes nothing; a field that would loosen them is refused.
+   */
+  open(ref: RunRef, override: LimitOverride): OpenAnswer {
+    const now = Date.now();
+    return this.ctx.storage.transactionSync((): OpenAnswer => {
+      const existing = this.readRun();
+      const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
+      const tightened = tighten(base, override);
+      if (!tightened.ok) {
+        const { field, detail } = tightened.error;
+        const whose = existing === null ? "the policy" : "the run's current limits";
+        const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
+        return { kind: "refuse", refusal };
+      }
+      if (existing === null) this.ensureRun(ref, now, tightened.value);
+      else storeLimits(this.sql, tightened.value);
+      return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
+    });
+  }
+
   /** The kill switch: every later call of the run is refused with `run_halted`. */
   halt(ref: RunRef, reason: string): RunView {
     const now = Date.now();
@@ -181,21 +221,19 @@ export class RunLedger extends DurableObject<Env> {
     if (current === null || current > next) await this.ctx.storage.setAlarm(next);
   }
 
-  private ensureRun(ref: RunRef, now: number): { row: RunRow } {
+  private ensureRun(
+    ref: RunRef,
+    now: number,
+    limits: RunLimits = limitsFor(FENCE, ref.tenant),
+  ): { row: RunRow } {
     const existing = this.readRun();
     if (existing !== null) return { row: existing };
-    const { policy } = FENCE;
-    this.sql.exec(
-      `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls)
-       VALUES (1, ?, ?, ?, ?, ?, ?)`,
-      ref.tenant,
-      ref.runId,
-      now,
-      now + policy.run_deadline_ms,
-      policy.max_mutations,
-      policy.max_paid_calls,
-    );
+    insertRun(this.sql, ref, now, limits);
     return { row: this.requireRun() };
+  }
+
+  private limitsOf(row: RunRow): RunLimits {
+    return limitsOf(row, limitsFor(FENCE, row.tenant));
   }
 
   private readRun(): RunRow | null {
@@ -215,56 +253,6 @@ export class RunLedger extends DurableObject<Env> {
       );
     }
     return this.requireRun();
-  }
-
-  private readKey(key: string): KeyState | null {
-    const row = this.sql
-      .exec<{ fingerprint: string; phase: string; lease_expires_at: number; call_id: string }>(
-        "SELECT fingerprint, phase, lease_expires_at, call_id FROM idempotency_key WHERE key = ?",
-        key,
-      )
-      .toArray()[0];
-    if (row === undefined) return null;
-    return {
-      fingerprint: row.fingerprint,
-      phase: row.phase as KeyState["phase"],
-      leaseExpiresAt: row.lease_expires_at,
-      callId: row.call_id,
-    };
-  }
-
-  private holdKey(key: string, p: LedgerProposal, stored: KeyState | null, now: number): void {
-    if (stored?.phase === "in_flight") {
-      // The holder outlived its lease: its outcome is unknown, so it reads as a retry.
-      this.sql.exec(
-        "UPDATE audit SET decision = 'retry', reason = 'upstream_timeout' WHERE call_id = ? AND decision = 'pending'",
-        stored.callId,
-      );
-    }
-    const settled = p.outcome !== null;
-    this.sql.exec(
-      `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET phase = excluded.phase, call_id = excluded.call_id,
-         lease_expires_at = excluded.lease_expires_at, status = excluded.status, body = excluded.body`,
-      key,
-      p.fingerprint,
-      settled ? "done" : "in_flight",
-      p.callId,
-      now + p.leaseMs,
-      p.outcome?.status ?? null,
-      p.outcome?.body ?? null,
-      now + FENCE.policy.idempotency_retention_ms,
-    );
-  }
-
-  private storedAnswer(key: string): { status: number; body: string } {
-    return this.sql
-      .exec<{ status: number; body: string }>(
-        "SELECT status, body FROM idempotency_key WHERE key = ?",
-        key,
-      )
-      .one();
   }
 
   private appendRefusal(draft: AuditDraft, refusal: Refusal): void {
@@ -310,6 +298,11 @@ export class RunLedger extends DurableObject<Env> {
     )) {
       decisions[r.decision] = r.n;
     }
-    return runView(row ?? this.requireRun(), now, decisions);
+    const run = row ?? this.requireRun();
+    return runView(run, now, {
+      limits: this.limitsOf(run),
+      decisions,
+      toolCalls: toolCalls(this.sql),
+    });
   }
 }

@@ -46,15 +46,43 @@ export const MIGRATIONS: readonly string[] = [
      payload TEXT NOT NULL,
      payload_truncated INTEGER NOT NULL
    );`,
+  // The run's own limits (JSON; NULL on runs created before this step: the policy's)
+  // and what it has used of each tool and each per-target cap.
+  `ALTER TABLE run ADD COLUMN allowed_tools TEXT;
+   ALTER TABLE run ADD COLUMN tool_caps TEXT;
+   CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL);
+   CREATE TABLE target_use (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (tool, target)
+   );`,
+];
+
+/**
+ * The TenantLedger's schema: claims on targets whose per-target cap spans every run of
+ * the tenant. One row per (tool, target, run, intent); an intent is an idempotency key,
+ * so a retry of the same intent holds the same claim.
+ */
+export const TENANT_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE target_claim (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     intent TEXT NOT NULL,
+     call_id TEXT NOT NULL,
+     claimed_at INTEGER NOT NULL,
+     PRIMARY KEY (tool, target, run_id, intent)
+   );`,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */
-export function migrate(sql: SqlStorage): void {
+export function migrate(sql: SqlStorage, steps: readonly string[] = MIGRATIONS): void {
   sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
   const applied = row?.version ?? 0;
   if (row === undefined) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
-  MIGRATIONS.slice(applied).forEach((step, i) => {
+  steps.slice(applied).forEach((step, i) => {
     sql.exec(step);
     sql.exec("UPDATE schema_version SET version = ?", applied + i + 1);
   });

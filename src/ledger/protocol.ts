@@ -89,6 +89,8 @@ export interface LedgerProposal {
   key: string | null;
   /** SHA-256 of the canonical call. */
   fingerprint: string;
+  /** The value of the argument the tool's per-target rule counts by, or null. */
+  target: string | null;
   /** How long the key stays `in_flight` before it is presumed abandoned. */
   leaseMs: number;
   /** Set when the answer is already known (a cache hit): recorded in the same step. */
@@ -131,9 +133,53 @@ export interface RunView {
   halt_reason: string | null;
   /** The budget, used and left. */
   budget: BudgetView;
+  /** The run's effective limits: the policy's, tightened for its tenant and when opened. */
+  limits: LimitsView;
+  /** Calls charged per tool (a replay or a cache hit is not charged). */
+  tool_calls: Record<string, number>;
   /** How many audit entries carry each decision. */
   decisions: Record<string, number>;
 }
+
+/** A run's effective limits, in the shape `PUT /v1/runs/{id}` accepts them. */
+export interface LimitsView {
+  /** Tools the run may call. */
+  allowed_tools: string[];
+  /** Most mutations the run may apply. */
+  max_mutations: number;
+  /** Most paid calls the run may make. */
+  max_paid_calls: number;
+  /** How long after its creation the run admits calls. */
+  deadline_ms: number;
+  /** Per-tool caps; a tool not listed is capped by the budget alone. */
+  tools: Record<string, { max_calls_per_run: number }>;
+}
+
+/** What `open` answers: the run, or why its limits were refused. */
+export type OpenAnswer =
+  | { kind: "opened"; created: boolean; view: RunView }
+  | { kind: "refuse"; refusal: Refusal };
+
+/** A claim on a target whose cap spans every run of a tenant (the TenantLedger). */
+export interface TargetClaim {
+  /** Exact tool name. */
+  tool: string;
+  /** The argument the rule counts by, for the refusal's detail. */
+  arg: string;
+  /** The argument's value: the target. */
+  target: string;
+  /** Most claims on the target across the tenant's runs. */
+  max: number;
+  /** The run making the claim. */
+  runId: string;
+  /** The intent: the idempotency key, or the call id when there is none. */
+  intent: string;
+  /** The call making the claim; only it may release a fresh claim. */
+  callId: string;
+}
+
+/** The TenantLedger's answer: the claim is held (`fresh` when this call made it), or refused. */
+export type ClaimAnswer = { kind: "held"; fresh: boolean } | { kind: "refuse"; refusal: Refusal };
 
 /** One audit log entry, as published. */
 export interface AuditEntry {

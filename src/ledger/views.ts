@@ -1,6 +1,14 @@
 import type { RunState } from "../core/admission.ts";
+import type { RunLimits } from "../core/limits.ts";
 import type { Reason } from "../core/reasons.ts";
-import type { AuditDecision, AuditEntry, BudgetView, CacheStatus, RunView } from "./protocol.ts";
+import type {
+  AuditDecision,
+  AuditEntry,
+  BudgetView,
+  CacheStatus,
+  LimitsView,
+  RunView,
+} from "./protocol.ts";
 
 /** The `run` row. */
 export interface RunRow {
@@ -15,6 +23,8 @@ export interface RunRow {
   paid_used: number;
   max_mutations: number;
   max_paid_calls: number;
+  allowed_tools: string | null;
+  tool_caps: string | null;
 }
 
 /** An `audit` row. */
@@ -39,8 +49,43 @@ export interface AuditRow {
   payload_truncated: number;
 }
 
-export function runState(run: RunRow): RunState {
+/**
+ * The run's effective limits as stored in its row; a run created before the row held
+ * them (NULL columns) keeps the policy's tool list and caps, `fallback`.
+ */
+export function limitsOf(run: RunRow, fallback: RunLimits): RunLimits {
   return {
+    allowed_tools:
+      run.allowed_tools === null
+        ? fallback.allowed_tools
+        : (JSON.parse(run.allowed_tools) as string[]),
+    max_mutations: run.max_mutations,
+    max_paid_calls: run.max_paid_calls,
+    deadline_ms: run.deadline_at - run.created_at,
+    tool_caps:
+      run.tool_caps === null
+        ? fallback.tool_caps
+        : (JSON.parse(run.tool_caps) as Record<string, number>),
+  };
+}
+
+/** The limits as published: per-tool caps in the same shape the policy writes them. */
+export function limitsView(limits: RunLimits): LimitsView {
+  const tools: LimitsView["tools"] = {};
+  for (const [tool, max] of Object.entries(limits.tool_caps))
+    tools[tool] = { max_calls_per_run: max };
+  return {
+    allowed_tools: [...limits.allowed_tools],
+    max_mutations: limits.max_mutations,
+    max_paid_calls: limits.max_paid_calls,
+    deadline_ms: limits.deadline_ms,
+    tools,
+  };
+}
+
+export function runState(run: RunRow, limits: RunLimits): RunState {
+  return {
+    allowedTools: limits.allowed_tools,
     haltedAt: run.halted_at,
     deadlineAt: run.deadline_at,
     mutationsUsed: run.mutations_used,
@@ -65,7 +110,17 @@ function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-export function runView(run: RunRow, now: number, decisions: Record<string, number>): RunView {
+/** What `GET /v1/runs/{id}` shows besides the row itself. */
+export interface RunExtras {
+  /** The run's effective limits. */
+  limits: RunLimits;
+  /** Audit entries per decision. */
+  decisions: Record<string, number>;
+  /** Calls charged per tool. */
+  toolCalls: Record<string, number>;
+}
+
+export function runView(run: RunRow, now: number, extras: RunExtras): RunView {
   const status = run.halted_at !== null ? "halted" : now >= run.deadline_at ? "expired" : "open";
   return {
     run_id: run.run_id,
@@ -75,7 +130,9 @@ export function runView(run: RunRow, now: number, decisions: Record<string, numb
     halted_at: isoOrNull(run.halted_at),
     halt_reason: run.halt_reason,
     budget: budgetView(run),
-    decisions,
+    limits: limitsView(extras.limits),
+    tool_calls: extras.toolCalls,
+    decisions: extras.decisions,
   };
 }
 

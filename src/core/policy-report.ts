@@ -1,0 +1,96 @@
+import { catalogue } from "../catalogue.ts";
+import type { ToolContract } from "./contract.ts";
+import { parseStrictJson } from "./json.ts";
+import type { RunLimits } from "./limits.ts";
+import { type Fence, loadFence } from "./policy.ts";
+import { err, type Result } from "./result.ts";
+
+/** A policy file nests a few levels; anything deeper is a mistake. */
+const POLICY_DEPTH = 16;
+
+/**
+ * Check a policy file's text with the contracts, as the worker does at start and a
+ * little more: duplicate keys are refused (JSON.parse would keep the last one silently,
+ * so a reviewer could read one value and the worker run another), and every contract's
+ * schema must publish as JSON Schema.
+ */
+export function checkPolicyText(
+  text: string,
+  contracts: readonly ToolContract[],
+): Result<Fence, string[]> {
+  const parsed = parseStrictJson(text, { maxDepth: POLICY_DEPTH });
+  if (!parsed.ok) return err([`policy: ${parsed.error.detail}`]);
+  const problems: string[] = [];
+  for (const c of contracts) {
+    try {
+      catalogue([c], "json");
+    } catch (e) {
+      problems.push(
+        `contracts.${c.name}: its schema cannot be published (${(e as Error).message})`,
+      );
+    }
+  }
+  const fence = loadFence(parsed.value, contracts);
+  if (!fence.ok) return err([...fence.error, ...problems]);
+  return problems.length > 0 ? err(problems) : fence;
+}
+
+/** A reviewer's view of the fence: every tool with its effect, caps, timeout and cache TTL. */
+export function policyReport(fence: Fence): string {
+  const { policy } = fence;
+  const header = [
+    "tool",
+    "effect",
+    "paid",
+    "allowed",
+    "max/run",
+    "per target",
+    "timeout ms",
+    "cache ttl s",
+  ];
+  const rows = [...fence.tools.values()].map((c) => {
+    const rule = policy.tools[c.name];
+    const target = rule?.per_target;
+    const timeout = Math.min(c.timeoutMs, policy.call_timeout_cap_ms);
+    return [
+      c.name,
+      c.effect,
+      c.paid ? "yes" : "no",
+      policy.allowed_tools.includes(c.name) ? "yes" : "no",
+      String(rule?.max_calls_per_run ?? "-"),
+      target === undefined ? "-" : `${target.max} per ${target.arg} (${target.scope})`,
+      timeout < c.timeoutMs ? `${timeout} (capped)` : String(timeout),
+      c.effect === "read" && c.cacheTtlSeconds > 0 ? String(c.cacheTtlSeconds) : "-",
+    ];
+  });
+  const lines = table([header, ...rows]);
+  lines.push("", `run: ${limitsLine(fence.limits)}`);
+  lines.push(
+    `call timeout cap ${policy.call_timeout_cap_ms} ms; idempotency keys kept ${policy.idempotency_retention_ms} ms`,
+  );
+  for (const [tenant, limits] of fence.tenantLimits)
+    lines.push(`tenant ${tenant}: ${limitsLine(limits)}`);
+  return lines.join("\n");
+}
+
+function limitsLine(l: RunLimits): string {
+  const caps = Object.entries(l.tool_caps).map(([t, n]) => `${t} ${n}`);
+  return [
+    `max_mutations ${l.max_mutations}`,
+    `max_paid_calls ${l.max_paid_calls}`,
+    `deadline ${l.deadline_ms} ms`,
+    `tools ${l.allowed_tools.join(", ")}`,
+    ...(caps.length > 0 ? [`per-tool caps: ${caps.join(", ")}`] : []),
+  ].join("; ");
+}
+
+function table(rows: readonly string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  const line = (r: readonly string[]) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  const [head, ...body] = rows;
+  return [line(head ?? []), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
+}

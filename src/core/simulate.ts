@@ -1,0 +1,122 @@
+import { type Admission, admit, type KeyState, type RunState } from "./admission.ts";
+import type { GatedCall } from "./gate.ts";
+import type { RunLimits } from "./limits.ts";
+import { type Fence, targetOf, targetRuleOf } from "./policy.ts";
+import { type Refusal, refuse } from "./reasons.ts";
+
+/**
+ * An in-memory model of one run's ledger, for replay: the same `admit` the RunLedger
+ * applies, over counters kept in maps instead of SQLite. Tenant-wide target claims are
+ * modelled within the run only: claims other runs of the tenant made are not in its audit.
+ */
+export interface SimulatedRun {
+  /** Counters and brakes, as the RunLedger's row holds them. */
+  state: RunState;
+  /** The run's effective limits. */
+  limits: RunLimits;
+  /** Idempotency keys by key. */
+  keys: Map<string, KeyState>;
+  /** Calls charged per tool. */
+  toolUse: Map<string, number>;
+  /** Calls charged per tool and target (`tool\ntarget`). */
+  targetUse: Map<string, number>;
+  /** Intents holding a tenant-wide claim per tool and target (`tool\ntarget`). */
+  claims: Map<string, Set<string>>;
+}
+
+/** A fresh run created at `createdAt` with `limits`. */
+export function simulatedRun(limits: RunLimits, createdAt: number): SimulatedRun {
+  return {
+    state: {
+      haltedAt: null,
+      deadlineAt: createdAt + limits.deadline_ms,
+      mutationsUsed: 0,
+      paidUsed: 0,
+      maxMutations: limits.max_mutations,
+      maxPaidCalls: limits.max_paid_calls,
+      allowedTools: limits.allowed_tools,
+    },
+    limits,
+    keys: new Map(),
+    toolUse: new Map(),
+    targetUse: new Map(),
+    claims: new Map(),
+  };
+}
+
+/** How a simulated call settles once admitted: its key is `done` or `retryable`. */
+export type SimulatedSettle = "done" | "retryable";
+
+/**
+ * Decide one gated call as the call path would: the tenant-wide claim first (released
+ * if the run refuses), then the run's `admit`; an admitted call is charged and its key
+ * settled at once with `settle` (replay never runs a tool).
+ */
+export function decide(
+  sim: SimulatedRun,
+  fence: Fence,
+  call: GatedCall,
+  at: { now: number; callId: string; settle: SimulatedSettle },
+): Admission {
+  const tool = call.contract.name;
+  const rule = targetRuleOf(fence, tool);
+  const target = targetOf(rule, call.args);
+  const slot = `${tool}\n${target ?? ""}`;
+  const key = call.contract.effect === "mutate" ? call.key : null;
+  const intent = key ?? at.callId;
+  let fresh = false;
+  if (rule?.scope === "tenant" && target !== null) {
+    const holders = sim.claims.get(slot) ?? new Set<string>();
+    if (!holders.has(intent)) {
+      if (holders.size >= rule.max)
+        return { kind: "refuse", refusal: claimRefused(tool, rule.arg, target, rule.max) };
+      holders.add(intent);
+      sim.claims.set(slot, holders);
+      fresh = true;
+    }
+  }
+  const toolMax = sim.limits.tool_caps[tool];
+  const caps = {
+    tool: toolMax === undefined ? null : { used: sim.toolUse.get(tool) ?? 0, max: toolMax },
+    target:
+      rule === null || target === null
+        ? null
+        : { used: sim.targetUse.get(slot) ?? 0, max: rule.max, arg: rule.arg, value: target },
+  };
+  const stored = key === null ? null : (sim.keys.get(key) ?? null);
+  const proposal = {
+    tool,
+    effect: call.contract.effect,
+    paid: call.contract.paid,
+    key,
+    fingerprint: call.fingerprint,
+    now: at.now,
+  };
+  const decision = admit(sim.state, stored, proposal, caps);
+  if (decision.kind === "refuse" && fresh) sim.claims.get(slot)?.delete(intent);
+  if (decision.kind !== "admit") return decision;
+  const { charge } = decision;
+  sim.state.mutationsUsed += charge.mutations;
+  sim.state.paidUsed += charge.paid;
+  if (charge.calls > 0) {
+    sim.toolUse.set(tool, (sim.toolUse.get(tool) ?? 0) + charge.calls);
+    if (target !== null && rule !== null)
+      sim.targetUse.set(slot, (sim.targetUse.get(slot) ?? 0) + charge.calls);
+  }
+  if (key !== null) {
+    sim.keys.set(key, {
+      fingerprint: call.fingerprint,
+      phase: at.settle,
+      leaseExpiresAt: at.now,
+      callId: at.callId,
+    });
+  }
+  return decision;
+}
+
+function claimRefused(tool: string, arg: string, target: string, max: number): Refusal {
+  return refuse(
+    "target_cap_exhausted",
+    `${tool} may run at most ${max} time(s) per ${arg} across this tenant's runs; ${arg} ${JSON.stringify(target)} was claimed earlier in this run.`,
+  );
+}

@@ -1,0 +1,59 @@
+import type { GatedCall } from "../core/gate.ts";
+import { type TargetRule, targetOf } from "../core/policy.ts";
+import type { Refusal } from "../core/reasons.ts";
+import type { RunRef, TargetClaim } from "../ledger/protocol.ts";
+
+/** A call's hold on its tenant-wide target: refused, or held until the run decides. */
+export interface TargetHold {
+  /** Why the tenant refused the claim, or null when it is held (or none was needed). */
+  refusal: Refusal | null;
+  /** Give a fresh claim back, for a call its run then refused; a no-op otherwise. */
+  release: () => Promise<void>;
+}
+
+const NOTHING_HELD: TargetHold = { refusal: null, release: async () => {} };
+
+/**
+ * Claim the call's target in its tenant's TenantLedger when a tenant-wide per-target rule
+ * binds it. The claim comes before the run decides and is released if the run refuses:
+ * see TenantLedger for why this order fails closed.
+ */
+export async function holdTarget(
+  env: Env,
+  ref: RunRef,
+  call: GatedCall,
+  rule: TargetRule | null,
+  callId: string,
+): Promise<TargetHold> {
+  const claim = claimOf(ref, call, rule, callId);
+  if (claim === null) return NOTHING_HELD;
+  const tenant = env.TENANT_LEDGER.getByName(ref.tenant);
+  const held = await tenant.claim(claim);
+  if (held.kind === "refuse") return { refusal: held.refusal, release: NOTHING_HELD.release };
+  if (!held.fresh) return NOTHING_HELD;
+  return {
+    refusal: null,
+    release: async function releaseClaim() {
+      await tenant.release(claim);
+    },
+  };
+}
+
+function claimOf(
+  ref: RunRef,
+  call: GatedCall,
+  rule: TargetRule | null,
+  callId: string,
+): TargetClaim | null {
+  const target = targetOf(rule, call.args);
+  if (rule === null || rule.scope !== "tenant" || target === null) return null;
+  return {
+    tool: call.contract.name,
+    arg: rule.arg,
+    target,
+    max: rule.max,
+    runId: ref.runId,
+    intent: call.key ?? callId,
+    callId,
+  };
+}

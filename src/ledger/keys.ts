@@ -1,0 +1,65 @@
+import type { KeyState } from "../core/admission.ts";
+import { FENCE } from "../fence.ts";
+import type { LedgerProposal } from "./protocol.ts";
+
+/** The stored state of an idempotency key, or null when it was never used. */
+export function readKey(sql: SqlStorage, key: string): KeyState | null {
+  const row = sql
+    .exec<{ fingerprint: string; phase: string; lease_expires_at: number; call_id: string }>(
+      "SELECT fingerprint, phase, lease_expires_at, call_id FROM idempotency_key WHERE key = ?",
+      key,
+    )
+    .toArray()[0];
+  if (row === undefined) return null;
+  return {
+    fingerprint: row.fingerprint,
+    phase: row.phase as KeyState["phase"],
+    leaseExpiresAt: row.lease_expires_at,
+    callId: row.call_id,
+  };
+}
+
+/**
+ * Take the key for an admitted call: `in_flight` with a lease, or `done` at once when the
+ * outcome is already known. A holder past its lease is recorded as a retry.
+ */
+export function holdKey(
+  sql: SqlStorage,
+  key: string,
+  p: LedgerProposal,
+  stored: KeyState | null,
+  now: number,
+): void {
+  if (stored?.phase === "in_flight") {
+    // The holder outlived its lease: its outcome is unknown, so it reads as a retry.
+    sql.exec(
+      "UPDATE audit SET decision = 'retry', reason = 'upstream_timeout' WHERE call_id = ? AND decision = 'pending'",
+      stored.callId,
+    );
+  }
+  const settled = p.outcome !== null;
+  sql.exec(
+    `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (key) DO UPDATE SET phase = excluded.phase, call_id = excluded.call_id,
+       lease_expires_at = excluded.lease_expires_at, status = excluded.status, body = excluded.body`,
+    key,
+    p.fingerprint,
+    settled ? "done" : "in_flight",
+    p.callId,
+    now + p.leaseMs,
+    p.outcome?.status ?? null,
+    p.outcome?.body ?? null,
+    now + FENCE.policy.idempotency_retention_ms,
+  );
+}
+
+/** The stored answer of a finished key. */
+export function storedAnswer(sql: SqlStorage, key: string): { status: number; body: string } {
+  return sql
+    .exec<{ status: number; body: string }>(
+      "SELECT status, body FROM idempotency_key WHERE key = ?",
+      key,
+    )
+    .one();
+}

@@ -1,0 +1,32 @@
+import type { RunLimits } from "../core/limits.ts";
+import type { RunRef } from "./protocol.ts";
+
+/** Create the run's row with its effective limits, stored so later policy edits leave it be. */
+export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): void {
+  sql.exec(
+    `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls,
+       allowed_tools, tool_caps)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ref.tenant,
+    ref.runId,
+    now,
+    now + limits.deadline_ms,
+    limits.max_mutations,
+    limits.max_paid_calls,
+    JSON.stringify(limits.allowed_tools),
+    JSON.stringify(limits.tool_caps),
+  );
+}
+
+/** Replace the run's limits with tighter ones; the deadline still counts from creation. */
+export function storeLimits(sql: SqlStorage, limits: RunLimits): void {
+  sql.exec(
+    `UPDATE run SET deadline_at = created_at + ?, max_mutations = ?, max_paid_calls = ?,
+       allowed_tools = ?, tool_caps = ? WHERE id = 1`,
+    limits.deadline_ms,
+    limits.max_mutations,
+    limits.max_paid_calls,
+    JSON.stringify(limits.allowed_tools),
+    JSON.stringify(limits.tool_caps),
+  );
+}
