@@ -33,6 +33,15 @@ export function post(path: string, headers: Record<string, string> = {}): Promis
   return exports.default.fetch(`http://fence.test${path}`, { method: "POST", headers });
 }
 
+/** PUT a JSON body (or a raw string) to a fence route. */
+export function put(path: string, body: unknown): Promise<Response> {
+  return exports.default.fetch(`http://fence.test${path}`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
 /** The parsed JSON body of a response. */
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
@@ -43,10 +52,31 @@ export function ticketCall(tool: string, args: Record<string, unknown>, key: str
   return { tool, args, idempotency_key: key };
 }
 
+/** A run's effective limits, as `GET /v1/runs/{id}` shows them. */
+export interface RunLimitsView {
+  /** Tools the run may call. */
+  allowed_tools: string[];
+  /** Most mutations. */
+  max_mutations: number;
+  /** Most paid calls. */
+  max_paid_calls: number;
+  /** Deadline after creation, in ms. */
+  deadline_ms: number;
+  /** Per-tool caps. */
+  tools: Record<string, { max_calls_per_run: number }>;
+}
+
 /** The run's status. */
 export async function runStatus(runId: string): Promise<{
   status: string;
-  budget: { mutations: { used: number; limit: number }; paid_calls: { used: number } };
+  created_at: string;
+  deadline_at: string;
+  budget: {
+    mutations: { used: number; limit: number };
+    paid_calls: { used: number; limit: number };
+  };
+  limits: RunLimitsView;
+  tool_calls: Record<string, number>;
   decisions: Record<string, number>;
 }> {
   return json(await get(`/v1/runs/${runId}`));

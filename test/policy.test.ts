@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { CONTRACTS } from "../contracts/index.ts";
 import policy from "../contracts/policy.json" with { type: "json" };
+import { limitsFor } from "../src/core/policy.ts";
+import { checkPolicyText, policyReport } from "../src/core/policy-report.ts";
 import { startFence } from "../src/fence.ts";
 
 describe("the policy file", () => {
@@ -31,5 +34,63 @@ describe("the policy file", () => {
     expect(() => startFence(bad)).toThrow(
       /policy\.allowed_tools\.1: no contract named "drop_table"/,
     );
+  });
+
+  it("names the offending path of an invalid tool rule or tenant block", () => {
+    const withTools = (tools: unknown) => ({ ...policy, tools });
+    expect(() => startFence(withTools({ add_comment: { max_calls_per_run: 1.5 } }))).toThrow(
+      /policy\.tools\.add_comment\.max_calls_per_run: /,
+    );
+    expect(() =>
+      startFence(
+        withTools({ create_ticket: { per_target: { arg: "ticket_id", max: 0, scope: "run" } } }),
+      ),
+    ).toThrow(/policy\.tools\.create_ticket\.per_target\.max: /);
+    expect(() =>
+      startFence(
+        withTools({ create_ticket: { per_target: { arg: "title2", max: 1, scope: "run" } } }),
+      ),
+    ).toThrow(
+      /policy\.tools\.create_ticket\.per_target\.arg: create_ticket has no argument "title2"/,
+    );
+    expect(() => startFence(withTools({ drop_table: {} }))).toThrow(
+      /policy\.tools\.drop_table: no contract named "drop_table"/,
+    );
+    const tenants = (block: unknown) => ({ ...policy, tenants: { acme: block } });
+    expect(() => startFence(tenants({ max_paid_calls: 99 }))).toThrow(
+      /policy\.tenants\.acme\.max_paid_calls: loosens the policy/,
+    );
+    expect(() => startFence(tenants({ allowed_tools: ["noop", "drop_table"] }))).toThrow(
+      /policy\.tenants\.acme\.allowed_tools\.1: loosens the policy/,
+    );
+    expect(() => startFence(tenants({ deadline: 5 }))).toThrow(/policy\.tenants\.acme\.deadline: /);
+  });
+
+  it("gives a tenant with a block of its own its tighter limits, and others the policy's", () => {
+    const fence = startFence({
+      ...policy,
+      tenants: { acme: { max_mutations: 1, allowed_tools: ["noop"] } },
+    });
+    expect(limitsFor(fence, "acme")).toMatchObject({ max_mutations: 1, allowed_tools: ["noop"] });
+    expect(limitsFor(fence, "other")).toMatchObject({ max_mutations: 3 });
+  });
+
+  it("refuses a policy file with a duplicate key, which JSON.parse would let through", () => {
+    const text = JSON.stringify(policy).replace(
+      '"max_mutations":3',
+      '"max_mutations":3,"max_mutations":30',
+    );
+    const checked = checkPolicyText(text, CONTRACTS);
+    expect(checked.ok).toBe(false);
+    expect(checked.ok ? [] : checked.error.join()).toMatch(/duplicate/i);
+  });
+
+  it("prints every tool with its effect, caps, timeout and cache TTL for review", () => {
+    const report = policyReport(startFence(policy));
+    expect(report).toMatch(
+      /create_ticket\s+mutate\s+yes\s+yes\s+-\s+1 per ticket_id \(tenant\)\s+5000\s+-/,
+    );
+    expect(report).toMatch(/fetch_service_logs\s+read\s+yes\s+yes\s+20\s+-\s+4000\s+300/);
+    expect(report).toMatch(/tenant trial: max_mutations 1/);
   });
 });

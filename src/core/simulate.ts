@@ -1,4 +1,4 @@
-import { type Admission, admit, type KeyState, type RunState } from "./admission.ts";
+import { type Admission, admit, type Charge, type KeyState, type RunState } from "./admission.ts";
 import type { GatedCall } from "./gate.ts";
 import type { RunLimits } from "./limits.ts";
 import { type Fence, targetOf, targetRuleOf } from "./policy.ts";
@@ -64,16 +64,10 @@ export function decide(
   const slot = `${tool}\n${target ?? ""}`;
   const key = call.contract.effect === "mutate" ? call.key : null;
   const intent = key ?? at.callId;
-  let fresh = false;
-  if (rule?.scope === "tenant" && target !== null) {
-    const holders = sim.claims.get(slot) ?? new Set<string>();
-    if (!holders.has(intent)) {
-      if (holders.size >= rule.max)
-        return { kind: "refuse", refusal: claimRefused(tool, rule.arg, target, rule.max) };
-      holders.add(intent);
-      sim.claims.set(slot, holders);
-      fresh = true;
-    }
+  const claim =
+    rule?.scope === "tenant" && target !== null ? claimIn(sim, slot, intent, rule.max) : "none";
+  if (claim === "refused" && rule !== null && target !== null) {
+    return { kind: "refuse", refusal: claimRefused(tool, rule.arg, target, rule.max) };
   }
   const toolMax = sim.limits.tool_caps[tool];
   const caps = {
@@ -84,34 +78,45 @@ export function decide(
         : { used: sim.targetUse.get(slot) ?? 0, max: rule.max, arg: rule.arg, value: target },
   };
   const stored = key === null ? null : (sim.keys.get(key) ?? null);
-  const proposal = {
-    tool,
-    effect: call.contract.effect,
-    paid: call.contract.paid,
-    key,
-    fingerprint: call.fingerprint,
-    now: at.now,
-  };
+  const { effect, paid } = call.contract;
+  const proposal = { tool, effect, paid, key, fingerprint: call.fingerprint, now: at.now };
   const decision = admit(sim.state, stored, proposal, caps);
-  if (decision.kind === "refuse" && fresh) sim.claims.get(slot)?.delete(intent);
-  if (decision.kind !== "admit") return decision;
-  const { charge } = decision;
-  sim.state.mutationsUsed += charge.mutations;
-  sim.state.paidUsed += charge.paid;
-  if (charge.calls > 0) {
-    sim.toolUse.set(tool, (sim.toolUse.get(tool) ?? 0) + charge.calls);
-    if (target !== null && rule !== null)
-      sim.targetUse.set(slot, (sim.targetUse.get(slot) ?? 0) + charge.calls);
-  }
-  if (key !== null) {
-    sim.keys.set(key, {
-      fingerprint: call.fingerprint,
-      phase: at.settle,
-      leaseExpiresAt: at.now,
-      callId: at.callId,
-    });
+  if (decision.kind === "refuse" && claim === "fresh") sim.claims.get(slot)?.delete(intent);
+  if (decision.kind === "admit") {
+    charge(sim, decision.charge, tool, target === null ? null : slot);
+    if (key !== null) {
+      const { fingerprint } = call;
+      sim.keys.set(key, {
+        fingerprint,
+        phase: at.settle,
+        leaseExpiresAt: at.now,
+        callId: at.callId,
+      });
+    }
   }
   return decision;
+}
+
+/** The tenant-wide claim, as TenantLedger.claim makes it. */
+function claimIn(
+  sim: SimulatedRun,
+  slot: string,
+  intent: string,
+  max: number,
+): "fresh" | "held" | "refused" {
+  const holders = sim.claims.get(slot) ?? new Set<string>();
+  if (holders.has(intent)) return "held";
+  if (holders.size >= max) return "refused";
+  sim.claims.set(slot, holders.add(intent));
+  return "fresh";
+}
+
+function charge(sim: SimulatedRun, c: Charge, tool: string, slot: string | null): void {
+  sim.state.mutationsUsed += c.mutations;
+  sim.state.paidUsed += c.paid;
+  if (c.calls === 0) return;
+  sim.toolUse.set(tool, (sim.toolUse.get(tool) ?? 0) + c.calls);
+  if (slot !== null) sim.targetUse.set(slot, (sim.targetUse.get(slot) ?? 0) + c.calls);
 }
 
 function claimRefused(tool: string, arg: string, target: string, max: number): Refusal {

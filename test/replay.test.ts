@@ -1,0 +1,93 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { CONTRACTS } from "../contracts/index.ts";
+import { noop } from "../contracts/noop.ts";
+import policy from "../contracts/policy.json" with { type: "json" };
+import { type Fence, loadFence } from "../src/core/policy.ts";
+import { parseAudit, replayAudit } from "../src/core/replay.ts";
+import { FENCE } from "../src/fence.ts";
+import { MAX_JSON_DEPTH } from "../src/http/limits.ts";
+import { get, newRun, post, propose, ticketCall } from "./helpers.ts";
+
+function fenceOf(source: unknown, contracts = CONTRACTS): Fence {
+  const loaded = loadFence(source, contracts);
+  if (!loaded.ok) throw new Error(loaded.error.join("\n"));
+  return loaded.value;
+}
+
+/** A run that meets the target cap, the budget and the contract, saved as NDJSON. */
+async function savedAudit(): Promise<string> {
+  const run = newRun();
+  const [t1, t2, t3, t4] = [1, 2, 3, 4].map(() => `T-${crypto.randomUUID()}`);
+  const create = (t: string | undefined, k: string) =>
+    propose(run, ticketCall("create_ticket", { ticket_id: t }, `k-${k}-${run}`.slice(0, 100)));
+  await propose(run, { tool: "noop", args: { note: "hello" } }); // 1 applied
+  await create(t1, "c1"); // 2 applied
+  await create(t1, "c2"); // 3 target_cap_exhausted
+  await create(t2, "c3"); // 4 applied
+  await create(t2, "c3"); // 5 replayed
+  await create(t3, "c4"); // 6 applied
+  await create(t4, "c5"); // 7 budget_exhausted
+  await propose(run, { tool: "fetch_service_logs", args: { service: "api", window: "1 day" } }); // 8
+  await post(`/v1/runs/${run}/halt`);
+  await propose(run, { tool: "noop", args: {} }); // 9 run_halted
+  const res = await get(`/v1/runs/${run}/audit`, { Accept: "application/x-ndjson" });
+  return res.text();
+}
+
+async function replay(ndjson: string, fence: Fence) {
+  const records = parseAudit(ndjson);
+  if (!records.ok) throw new Error(records.error.join("\n"));
+  return replayAudit(records.value, { fence, tenant: "default", maxDepth: MAX_JSON_DEPTH });
+}
+
+describe("replaying a saved audit", () => {
+  it("reproduces every fence decision under the policy that made them", async () => {
+    const report = await replay(await savedAudit(), FENCE);
+    expect(report.calls.map((c) => c.before)).toEqual([
+      "admitted",
+      "admitted",
+      "target_cap_exhausted",
+      "admitted",
+      "replayed",
+      "admitted",
+      "budget_exhausted",
+      "contract_violation",
+      "run_halted",
+    ]);
+    expect(report.changed).toEqual([]);
+  });
+
+  it("reports exactly the decisions a looser budget and no per-ticket rule would change", async () => {
+    const { create_ticket: _, ...tools } = policy.tools;
+    const report = await replay(
+      await savedAudit(),
+      fenceOf({ ...policy, max_mutations: 5, tools }),
+    );
+    expect(report.changed.map((c) => [c.seq, c.before, c.after])).toEqual([
+      [3, "target_cap_exhausted", "admitted"],
+      [7, "budget_exhausted", "admitted"],
+    ]);
+  });
+
+  it("reports exactly the decisions a tighter contract or a new tool cap would change", async () => {
+    const strictNoop = {
+      ...noop,
+      input: v.strictObject({ note: v.optional(v.pipe(v.string(), v.maxLength(3))) }),
+    };
+    const contracts = CONTRACTS.map((c) => (c.name === "noop" ? strictNoop : c));
+    const capped = { ...policy.tools, create_ticket: { max_calls_per_run: 1 } };
+    const report = await replay(
+      await savedAudit(),
+      fenceOf({ ...policy, tools: capped }, contracts),
+    );
+    expect(report.changed.map((c) => [c.seq, c.before, c.after])).toEqual([
+      [1, "admitted", "contract_violation"],
+      [3, "target_cap_exhausted", "tool_cap_exhausted"],
+      [4, "admitted", "tool_cap_exhausted"],
+      [5, "replayed", "tool_cap_exhausted"],
+      [6, "admitted", "tool_cap_exhausted"],
+      [7, "budget_exhausted", "tool_cap_exhausted"],
+    ]);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { json, newRun, propose, put, runStatus, seedTicket, ticketCall } from "./helpers.ts";
+
+const logs = (i: number) => ({
+  tool: "fetch_service_logs",
+  args: { service: `svc-${i}`, window: "5m" },
+});
+
+describe("per-tool caps", () => {
+  it("stops a tool at its per-run cap while other tools and the budget go on", async () => {
+    const run = newRun();
+    await put(`/v1/runs/${run}`, { tools: { fetch_service_logs: { max_calls_per_run: 2 } } });
+    expect((await propose(run, logs(1))).status).toBe(200);
+    expect((await propose(run, logs(2))).status).toBe(200);
+    const third = await propose(run, logs(3));
+    expect(third.status).toBe(403);
+    expect(await json(third)).toMatchObject({ decision: "block", reason: "tool_cap_exhausted" });
+    expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
+    const status = await runStatus(run);
+    expect(status.budget.paid_calls.used).toBe(2);
+    expect(status.tool_calls).toEqual({
+      fetch_service_logs: 2,
+      noop: 1,
+    });
+  });
+
+  it("charges a tool's cap once per idempotency key", async () => {
+    const run = newRun();
+    const ticket = await seedTicket();
+    await put(`/v1/runs/${run}`, { tools: { add_comment: { max_calls_per_run: 1 } } });
+    const first = ticketCall("add_comment", { ticket_id: ticket, body: "one" }, "k-toolcap-0001");
+    expect((await propose(run, first)).status).toBe(200);
+    const retry = await propose(run, first);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    const other = ticketCall("add_comment", { ticket_id: ticket, body: "two" }, "k-toolcap-0002");
+    expect(await json(await propose(run, other))).toMatchObject({ reason: "tool_cap_exhausted" });
+  });
+
+  it("applies the shipped cap of the policy file to a run opened without limits", async () => {
+    const run = newRun();
+    await propose(run, { tool: "noop", args: {} });
+    expect((await runStatus(run)).limits.tools).toEqual({
+      add_comment: { max_calls_per_run: 10 },
+      fetch_service_logs: { max_calls_per_run: 20 },
+    });
+  });
+});
