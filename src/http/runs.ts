@@ -82,7 +82,9 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
   const next = nextAfter(entries, limit);
   if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
     const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
-    const headers: Record<string, string> = { "Content-Type": "application/x-ndjson" };
+    const headers: Record<string, string> = {
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+    };
     // RFC 8288: the next page is a link, since NDJSON has no envelope to carry it.
     if (next !== null) headers.Link = `<?after=${next}&limit=${limit}>; rel="next"`;
     return new Response(lines, { headers });
