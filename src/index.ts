@@ -1,3 +1,4 @@
+import { FENCE } from "./fence.ts";
 import { buildApp } from "./http/app.ts";
 
 export { TicketDesk } from "./demo/TicketDesk.ts";
@@ -5,7 +6,7 @@ export { DemoUpstreams } from "./demo/upstreams.ts";
 export { RunLedger } from "./ledger/RunLedger.ts";
 export { TenantLedger } from "./ledger/TenantLedger.ts";
 
-const app = buildApp();
+const app = buildApp(FENCE);
 
 export default {
   fetch: app.fetch,

@@ -4,7 +4,6 @@ import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { execute } from "../execute/execute.ts";
-import { FENCE } from "../fence.ts";
 import type { BudgetView, CacheStatus, Evidence, Outcome, RunRef } from "../ledger/protocol.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
@@ -30,7 +29,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
-        FENCE,
+        c.get("fence"),
         { contentType, text, headerKey, callerTools: c.get("principal").tools },
         { maxDepth: MAX_JSON_DEPTH },
       )
@@ -46,7 +45,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   if (!gated.ok) return reject(gated.error.refusal, gated.error.tool, gated.error.form);
   const call = gated.value;
   const cache: CacheStatus | null = call.contract.effect === "read" ? "bypass" : null;
-  const rule = targetRuleOf(FENCE, call.contract.name);
+  const rule = targetRuleOf(c.get("fence"), call.contract.name);
   const hold = await holdTarget(c.env, ref, call, rule, callId);
   if (hold.refusal !== null) return reject(hold.refusal, call.contract.name, call.form);
   const answer = await ledger.propose(ref, {
@@ -58,7 +57,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
     key: call.key,
     fingerprint: call.fingerprint,
     target: targetOf(rule, call.args),
-    leaseMs: timeoutOf(call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
+    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
     evidence,
   });
@@ -77,11 +76,10 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   return respond(outcome, budget);
 }
 
-function timeoutOf(call: GatedCall, untilDeadline: number): number {
-  return Math.max(
-    1,
-    Math.min(call.contract.timeoutMs, FENCE.policy.call_timeout_cap_ms, untilDeadline),
-  );
+/** The call's wall-clock limit: the tool's own, the policy's cap, and the run's deadline. */
+function timeoutOf(c: AppContext, call: GatedCall, untilDeadline: number): number {
+  const cap = c.get("fence").policy.call_timeout_cap_ms;
+  return Math.max(1, Math.min(call.contract.timeoutMs, cap, untilDeadline));
 }
 
 async function run(
@@ -99,7 +97,7 @@ async function run(
     tenant: ref.tenant,
     runId: ref.runId,
     upstreamKey,
-    timeoutMs: timeoutOf(call, deadlineAt - Date.now()),
+    timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
   });
   if (execution.ok) {
     const body = JSON.stringify({ decision: "applied", result: execution.result, call_id: callId });
