@@ -4,9 +4,10 @@ import { CONTRACTS } from "../contracts/index.ts";
 import { noop } from "../contracts/noop.ts";
 import policy from "../contracts/policy.json" with { type: "json" };
 import { type Fence, loadFence } from "../src/core/policy.ts";
-import { parseAudit, replayAudit } from "../src/core/replay.ts";
+import { formatReport, parseAudit, replayAudit } from "../src/core/replay.ts";
 import { FENCE } from "../src/fence.ts";
 import { MAX_JSON_DEPTH } from "../src/http/limits.ts";
+import saved from "./fixtures/audit-incident-42.ndjson?raw";
 import { get, newRun, post, propose, ticketCall } from "./helpers.ts";
 
 function fenceOf(source: unknown, contracts = CONTRACTS): Fence {
@@ -89,5 +90,33 @@ describe("replaying a saved audit", () => {
       [6, "admitted", "tool_cap_exhausted"],
       [7, "budget_exhausted", "tool_cap_exhausted"],
     ]);
+  });
+
+  it("replays the README's saved audit against the edited policy it reviews", async () => {
+    const next = {
+      ...policy,
+      max_mutations: 5,
+      tools: { ...policy.tools, add_comment: { max_calls_per_run: 2 } },
+    };
+    const report = await replay(saved, fenceOf(next));
+    expect(report.calls).toHaveLength(8);
+    expect(report.changed).toEqual([
+      { seq: 6, tool: "add_comment", before: "budget_exhausted", after: "tool_cap_exhausted" },
+      { seq: 7, tool: "create_ticket", before: "budget_exhausted", after: "admitted" },
+    ]);
+    expect(formatReport(report)).toContain(
+      "1 call blocked (budget_exhausted) before would now be admitted",
+    );
+  });
+
+  it("leaves out a call whose payload the audit cut, and names it", async () => {
+    const lines = saved.trimEnd().split("\n");
+    const first = JSON.parse(lines[0] ?? "{}") as Record<string, unknown>;
+    const cut = [JSON.stringify({ ...first, payload_truncated: true }), ...lines.slice(1)].join(
+      "\n",
+    );
+    const report = await replay(cut, FENCE);
+    expect(report.skipped).toEqual([1]);
+    expect(report.calls.map((c) => c.seq)).toEqual([2, 3, 4, 5, 6, 7, 8]);
   });
 });

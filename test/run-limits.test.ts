@@ -4,6 +4,7 @@ import { get, json, newRun, propose, put, type RunLimitsView, runStatus } from "
 
 interface Problem {
   status: number;
+  field?: string;
   reason: string;
   detail: string;
 }
@@ -31,6 +32,7 @@ describe("a run's own limits", () => {
       expect(res.status).toBe(422);
       const problem = await refused(res);
       expect(problem.reason).toBe("override_loosens_policy");
+      expect(problem.field).toBe(field);
       expect(problem.detail.startsWith(`${field}:`)).toBe(true);
     }
     expect((await get(`/v1/runs/${run}`)).status).toBe(404);

@@ -79,7 +79,7 @@ export const slowReport: ToolContract = {
   upstream: { kind: "service", binding: "UPSTREAM", method: "GET", path: "/report" },
 };
 
-const loaded = loadFence({ ...policy, allowed_tools: ["charge_card", "slow_report"] }, [
+const loaded = loadFence({ ...policy, allowed_tools: ["charge_card", "slow_report"], tools: {} }, [
   chargeCard,
   slowReport,
 ]);

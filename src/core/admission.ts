@@ -15,8 +15,8 @@ export interface RunState {
   maxMutations: number;
   /** Most paid calls the run may make. */
   maxPaidCalls: number;
-  /** Tools the run may call (its limits may allow fewer than the policy). */
-  allowedTools: readonly string[];
+  /** Tools the run may call when its limits allow fewer than the policy, else null. */
+  allowedTools: readonly string[] | null;
 }
 
 /** What the run has used of a cap, and the cap itself. */
@@ -107,7 +107,7 @@ export function admit(
   if (p.now >= run.deadlineAt) {
     return refused("run_deadline_exceeded", `The run's deadline passed at ${iso(run.deadlineAt)}.`);
   }
-  if (!run.allowedTools.includes(p.tool)) {
+  if (run.allowedTools !== null && !run.allowedTools.includes(p.tool)) {
     return refused("tool_not_allowed", `${p.tool} is not allowed by this run's limits.`);
   }
   if (key !== null) {

@@ -24,8 +24,8 @@ export type LimitOverride = v.InferOutput<typeof LimitOverrideSchema>;
 
 /** The effective limits of one run, stored in its row when the run is created. */
 export interface RunLimits {
-  /** Tools the run may call (a subset of the policy's `allowed_tools`). */
-  allowed_tools: readonly string[];
+  /** Tools the run may call, a subset of the policy's; null for every tool the policy allows. */
+  allowed_tools: readonly string[] | null;
   /** Most mutations the run may apply. */
   max_mutations: number;
   /** Most paid calls the run may make. */
@@ -49,7 +49,11 @@ export interface Loosening {
  * budget, a longer deadline, a tool the base does not allow, a per-tool cap above the
  * base's (or any cap for a tool the base does not allow). Never looser is the whole rule.
  */
-export function tighten(base: RunLimits, override: LimitOverride): Result<RunLimits, Loosening> {
+export function tighten(
+  base: RunLimits,
+  override: LimitOverride,
+  policyTools: readonly string[],
+): Result<RunLimits, Loosening> {
   const numbers = ["max_mutations", "max_paid_calls", "deadline_ms"] as const;
   for (const field of numbers) {
     const wanted = override[field];
@@ -57,26 +61,30 @@ export function tighten(base: RunLimits, override: LimitOverride): Result<RunLim
       return err({ field, detail: `${field} ${wanted} is above the ${base[field]} allowed` });
     }
   }
+  const universe = base.allowed_tools ?? policyTools;
   const allowed = override.allowed_tools ?? base.allowed_tools;
-  const stray = allowed.findIndex((t) => !base.allowed_tools.includes(t));
+  const stray = allowed?.findIndex((t) => !universe.includes(t)) ?? -1;
   if (stray >= 0) {
-    const tool = JSON.stringify(allowed[stray]);
-    return err({ field: `allowed_tools.${stray}`, detail: `${tool} is not an allowed tool` });
+    const tool = JSON.stringify(allowed?.[stray]);
+    return err({ field: `allowed_tools.${stray}`, detail: `${tool} is not allowed` });
   }
-  const caps: Record<string, number> = { ...base.tool_caps };
+  const caps: Record<string, number> = {};
+  for (const [tool, cap] of Object.entries(base.tool_caps)) {
+    if (allowed?.includes(tool) ?? true) caps[tool] = cap;
+  }
   for (const [tool, cap] of Object.entries(override.tools ?? {})) {
     const field = `tools.${tool}.max_calls_per_run`;
-    if (!base.allowed_tools.includes(tool)) {
-      return err({ field, detail: `${JSON.stringify(tool)} is not an allowed tool` });
+    if (!universe.includes(tool)) {
+      return err({ field, detail: `${JSON.stringify(tool)} is not allowed` });
     }
     const current = base.tool_caps[tool];
     if (current !== undefined && cap.max_calls_per_run > current) {
       return err({ field, detail: `${cap.max_calls_per_run} is above the ${current} allowed` });
     }
-    caps[tool] = cap.max_calls_per_run;
+    if (allowed?.includes(tool) ?? true) caps[tool] = cap.max_calls_per_run;
   }
   return ok({
-    allowed_tools: [...new Set(allowed)],
+    allowed_tools: allowed === null ? null : [...new Set(allowed)],
     max_mutations: override.max_mutations ?? base.max_mutations,
     max_paid_calls: override.max_paid_calls ?? base.max_paid_calls,
     deadline_ms: override.deadline_ms ?? base.deadline_ms,

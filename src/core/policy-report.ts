@@ -79,7 +79,7 @@ function limitsLine(l: RunLimits): string {
     `max_mutations ${l.max_mutations}`,
     `max_paid_calls ${l.max_paid_calls}`,
     `deadline ${l.deadline_ms} ms`,
-    `tools ${l.allowed_tools.join(", ")}`,
+    `tools ${l.allowed_tools?.join(", ") ?? "all the policy allows"}`,
     ...(caps.length > 0 ? [`per-tool caps: ${caps.join(", ")}`] : []),
   ].join("; ");
 }

@@ -86,7 +86,7 @@ export function loadFence(
   const limits = baseLimits(policy);
   const tenantLimits = new Map<string, RunLimits>();
   for (const [tenant, override] of Object.entries(policy.tenants)) {
-    const tightened = tighten(limits, override);
+    const tightened = tighten(limits, override, policy.allowed_tools);
     if (tightened.ok) tenantLimits.set(tenant, tightened.value);
     else {
       const { field, detail } = tightened.error;
@@ -120,7 +120,7 @@ function baseLimits(policy: Policy): RunLimits {
     if (rule.max_calls_per_run !== undefined) caps[tool] = rule.max_calls_per_run;
   }
   return {
-    allowed_tools: policy.allowed_tools,
+    allowed_tools: null,
     max_mutations: policy.max_mutations,
     max_paid_calls: policy.max_paid_calls,
     deadline_ms: policy.run_deadline_ms,

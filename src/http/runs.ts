@@ -44,7 +44,7 @@ export async function openRun(c: AppContext, ref: RunRef): Promise<Response> {
   const override = await readOverride(c.req.raw);
   if (!override.ok) return problem(override.error);
   const answer = await ledgerOf(c.env, ref).open(ref, override.value);
-  if (answer.kind === "refuse") return problem(answer.refusal);
+  if (answer.kind === "refuse") return problem(answer.refusal, { field: answer.field });
   return c.json(answer.view, answer.created ? 201 : 200);
 }
 

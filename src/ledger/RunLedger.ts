@@ -160,12 +160,12 @@ export class RunLedger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
       const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
-      const tightened = tighten(base, override);
+      const tightened = tighten(base, override, FENCE.policy.allowed_tools);
       if (!tightened.ok) {
         const { field, detail } = tightened.error;
         const whose = existing === null ? "the policy" : "the run's current limits";
         const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
-        return { kind: "refuse", refusal };
+        return { kind: "refuse", refusal, field };
       }
       if (existing === null) this.ensureRun(ref, now, tightened.value);
       else storeLimits(this.sql, tightened.value);
@@ -313,6 +313,7 @@ export class RunLedger extends DurableObject<Env> {
     const run = row ?? this.requireRun();
     return runView(run, now, {
       limits: this.limitsOf(run),
+      policyTools: FENCE.policy.allowed_tools,
       decisions,
       toolCalls: toolCalls(this.sql),
     });

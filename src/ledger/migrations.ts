@@ -46,8 +46,9 @@ export const MIGRATIONS: readonly string[] = [
      payload TEXT NOT NULL,
      payload_truncated INTEGER NOT NULL
    );`,
-  // The run's own limits (JSON; NULL on runs created before this step: the policy's)
-  // and what it has used of each tool and each per-target cap.
+  // The run's own limits as JSON (allowed_tools NULL: every tool the policy allows;
+  // tool_caps NULL on runs created before this step: the policy's), and what the run has
+  // used of each tool and of each per-target cap.
   `ALTER TABLE run ADD COLUMN allowed_tools TEXT;
    ALTER TABLE run ADD COLUMN tool_caps TEXT;
    CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL);

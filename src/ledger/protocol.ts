@@ -158,7 +158,7 @@ export interface LimitsView {
 /** What `open` answers: the run, or why its limits were refused. */
 export type OpenAnswer =
   | { kind: "opened"; created: boolean; view: RunView }
-  | { kind: "refuse"; refusal: Refusal };
+  | { kind: "refuse"; refusal: Refusal; field: string };
 
 /** A claim on a target whose cap spans every run of a tenant (the TenantLedger). */
 export interface TargetClaim {

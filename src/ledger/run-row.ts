@@ -13,7 +13,7 @@ export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: Run
     now + limits.deadline_ms,
     limits.max_mutations,
     limits.max_paid_calls,
-    JSON.stringify(limits.allowed_tools),
+    toolsColumn(limits),
     JSON.stringify(limits.tool_caps),
   );
 }
@@ -26,7 +26,12 @@ export function storeLimits(sql: SqlStorage, limits: RunLimits): void {
     limits.deadline_ms,
     limits.max_mutations,
     limits.max_paid_calls,
-    JSON.stringify(limits.allowed_tools),
+    toolsColumn(limits),
     JSON.stringify(limits.tool_caps),
   );
+}
+
+/** NULL when the run allows every tool the policy allows (the gate checks those). */
+function toolsColumn(limits: RunLimits): string | null {
+  return limits.allowed_tools === null ? null : JSON.stringify(limits.allowed_tools);
 }

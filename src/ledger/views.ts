@@ -55,10 +55,7 @@ export interface AuditRow {
  */
 export function limitsOf(run: RunRow, fallback: RunLimits): RunLimits {
   return {
-    allowed_tools:
-      run.allowed_tools === null
-        ? fallback.allowed_tools
-        : (JSON.parse(run.allowed_tools) as string[]),
+    allowed_tools: run.allowed_tools === null ? null : (JSON.parse(run.allowed_tools) as string[]),
     max_mutations: run.max_mutations,
     max_paid_calls: run.max_paid_calls,
     deadline_ms: run.deadline_at - run.created_at,
@@ -70,12 +67,12 @@ export function limitsOf(run: RunRow, fallback: RunLimits): RunLimits {
 }
 
 /** The limits as published: per-tool caps in the same shape the policy writes them. */
-export function limitsView(limits: RunLimits): LimitsView {
+export function limitsView(limits: RunLimits, policyTools: readonly string[]): LimitsView {
   const tools: LimitsView["tools"] = {};
   for (const [tool, max] of Object.entries(limits.tool_caps))
     tools[tool] = { max_calls_per_run: max };
   return {
-    allowed_tools: [...limits.allowed_tools],
+    allowed_tools: [...(limits.allowed_tools ?? policyTools)],
     max_mutations: limits.max_mutations,
     max_paid_calls: limits.max_paid_calls,
     deadline_ms: limits.deadline_ms,
@@ -114,6 +111,8 @@ function isoOrNull(ms: number | null): string | null {
 export interface RunExtras {
   /** The run's effective limits. */
   limits: RunLimits;
+  /** The policy's tools, shown when the run allows all of them. */
+  policyTools: readonly string[];
   /** Audit entries per decision. */
   decisions: Record<string, number>;
   /** Calls charged per tool. */
@@ -130,7 +129,7 @@ export function runView(run: RunRow, now: number, extras: RunExtras): RunView {
     halted_at: isoOrNull(run.halted_at),
     halt_reason: run.halt_reason,
     budget: budgetView(run),
-    limits: limitsView(extras.limits),
+    limits: limitsView(extras.limits, extras.policyTools),
     tool_calls: extras.toolCalls,
     decisions: extras.decisions,
   };
