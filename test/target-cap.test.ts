@@ -1,7 +1,16 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../src/core/canonical.ts";
-import { json, newRun, post, propose, runStatus, seedTicket, ticketCall } from "./helpers.ts";
+import {
+  demoTicket,
+  json,
+  newRun,
+  post,
+  propose,
+  runStatus,
+  seedTicket,
+  ticketCall,
+} from "./helpers.ts";
 
 const newTicketId = () => `T-${crypto.randomUUID()}`;
 
@@ -39,6 +48,18 @@ describe("one create per ticket", () => {
     expect(body.reason).toBe("target_cap_exhausted");
     expect(body.detail).toMatch(/across this tenant's runs/);
     expect((await comment(second, ticket, key("note"))).status).toBe(200);
+  });
+
+  it("lets exactly one of two runs racing to create the same ticket through", async () => {
+    const ticket = newTicketId();
+    const runs = Array.from({ length: 4 }, () => newRun());
+    const answers = await Promise.all(runs.map((r, i) => create(r, ticket, key(`race${i}`))));
+    const reasons = await Promise.all(
+      answers.map(async (res) => (await json(res)).reason ?? "applied"),
+    );
+    expect(reasons.filter((r) => r === "applied")).toHaveLength(1);
+    expect(reasons.filter((r) => r === "target_cap_exhausted")).toHaveLength(3);
+    expect((await demoTicket(ticket)).status).toBe(200);
   });
 
   it("replays a retried create with the same key instead of blocking it", async () => {
