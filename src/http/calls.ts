@@ -4,7 +4,14 @@ import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { execute } from "../execute/execute.ts";
-import type { BudgetView, CacheStatus, Evidence, Outcome, RunRef } from "../ledger/protocol.ts";
+import type {
+  BudgetView,
+  CacheStatus,
+  Evidence,
+  LedgerProposal,
+  Outcome,
+  RunRef,
+} from "../ledger/protocol.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -48,19 +55,11 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
   const hold = await holdTarget(c.env, ref, call, rule, callId);
   if (hold.refusal !== null) return reject(hold.refusal, call.contract.name, call.form);
-  const answer = await ledger.propose(ref, {
-    callId,
-    tool: call.contract.name,
-    form: call.form,
-    effect: call.contract.effect,
-    paid: call.contract.paid,
-    key: call.key,
-    fingerprint: call.fingerprint,
-    target: targetOf(rule, call.args),
-    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
-    outcome: null,
-    evidence,
-  });
+  const leaseMs = timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS;
+  const answer = await ledger.propose(
+    ref,
+    proposalOf(call, callId, targetOf(rule, call.args), leaseMs, evidence),
+  );
   if (answer.kind === "refuse") {
     await hold.release();
     return problem(answer.refusal, { call_id: callId, budget: answer.budget });
@@ -74,6 +73,31 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
     durationMs: Date.now() - started,
   });
   return respond(outcome, budget);
+}
+
+/** A gated call as the run's ledger decides it. */
+function proposalOf(
+  call: GatedCall,
+  callId: string,
+  target: string | null,
+  leaseMs: number,
+  evidence: Evidence,
+): LedgerProposal {
+  const { contract, form, key, fingerprint } = call;
+  const { name: tool, effect, paid } = contract;
+  return {
+    callId,
+    tool,
+    form,
+    effect,
+    paid,
+    key,
+    fingerprint,
+    target,
+    leaseMs,
+    outcome: null,
+    evidence,
+  };
 }
 
 /** The call's wall-clock limit: the tool's own, the policy's cap, and the run's deadline. */
