@@ -119,4 +119,17 @@ describe("replaying a saved audit", () => {
     expect(report.skipped).toEqual([1]);
     expect(report.calls.map((c) => c.seq)).toEqual([2, 3, 4, 5, 6, 7, 8]);
   });
+
+  it("keeps a call served from the cache free and uncapped, as the ledger does", async () => {
+    const lines = saved.trimEnd().split("\n");
+    const first = JSON.parse(lines[0] ?? "{}") as Record<string, unknown>;
+    const hit = [JSON.stringify({ ...first, decision: "cached" }), ...lines.slice(1)].join("\n");
+    const tools = { ...policy.tools, fetch_service_logs: { max_calls_per_run: 0 } };
+    const capped = fenceOf({ ...policy, tools });
+    const report = await replay(hit, capped);
+    expect(report.calls[0]).toMatchObject({ tool: "fetch_service_logs", after: "admitted" });
+    expect(report.changed).toEqual([]);
+    const uncached = await replay(saved, capped);
+    expect(uncached.changed.map((c) => [c.seq, c.after])).toEqual([[1, "tool_cap_exhausted"]]);
+  });
 });

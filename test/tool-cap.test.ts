@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { fingerprint } from "../src/core/canonical.ts";
 import { json, newRun, propose, put, runStatus, seedTicket, ticketCall } from "./helpers.ts";
 
 const logs = (i: number) => ({
@@ -43,5 +45,40 @@ describe("per-tool caps", () => {
       add_comment: { max_calls_per_run: 10 },
       fetch_service_logs: { max_calls_per_run: 20 },
     });
+  });
+
+  it("neither caps nor counts a call answered from the cache, which never reaches the tool", async () => {
+    const run = newRun();
+    const ref = { tenant: "default", runId: run };
+    const stub = env.RUN_LEDGER.getByName(`default/${run}`);
+    await stub.open(ref, { tools: { fetch_service_logs: { max_calls_per_run: 1 } } });
+    const args = { service: "api", window: "5m" };
+    const proposal = async (cached: boolean) => ({
+      callId: crypto.randomUUID(),
+      tool: "fetch_service_logs",
+      form: "canonical",
+      effect: "read" as const,
+      paid: !cached,
+      key: null,
+      fingerprint: await fingerprint("fetch_service_logs", args),
+      target: null,
+      leaseMs: 60_000,
+      outcome: cached
+        ? {
+            decision: "cached" as const,
+            reason: null,
+            status: 200,
+            body: "{}",
+            cache: "hit-kv" as const,
+          }
+        : null,
+      evidence: { contentType: "application/json", payload: "{}", truncated: false },
+    });
+    expect((await stub.propose(ref, await proposal(true))).kind).toBe("admit");
+    expect((await stub.propose(ref, await proposal(false))).kind).toBe("admit");
+    expect((await stub.propose(ref, await proposal(true))).kind).toBe("admit");
+    const over = await stub.propose(ref, await proposal(false));
+    expect(over.kind === "refuse" && over.refusal.reason).toBe("tool_cap_exhausted");
+    expect((await runStatus(run)).tool_calls).toEqual({ fetch_service_logs: 1 });
   });
 });

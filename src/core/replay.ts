@@ -142,7 +142,8 @@ async function redecide(
   if (!gated.ok) return gated.error.refusal.reason;
   const settle =
     r.reason !== null && DECISION_TABLE[r.reason].decision === "retry" ? "retryable" : "done";
-  const decision = decide(sim, opts.fence, gated.value, { now, callId: r.call_id, settle });
+  const cached = r.decision === "cached";
+  const decision = decide(sim, opts.fence, gated.value, { now, callId: r.call_id, settle, cached });
   if (decision.kind === "admit") return "admitted";
   // A key held by a call still running was a race: timing, not policy, decided it.
   if (decision.kind === "replay") return before === "idempotency_key_in_use" ? before : "replayed";

@@ -1,7 +1,15 @@
-import { type Admission, admit, type Charge, type KeyState, type RunState } from "./admission.ts";
+import {
+  type Admission,
+  admit,
+  type CallCaps,
+  type Charge,
+  type KeyState,
+  type RunState,
+  UNCAPPED,
+} from "./admission.ts";
 import type { GatedCall } from "./gate.ts";
 import type { RunLimits } from "./limits.ts";
-import { type Fence, targetOf, targetRuleOf } from "./policy.ts";
+import { type Fence, type TargetRule, targetOf, targetRuleOf } from "./policy.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 
 /**
@@ -44,6 +52,18 @@ export function simulatedRun(limits: RunLimits, createdAt: number): SimulatedRun
   };
 }
 
+/** When and how a simulated call is decided. */
+export interface SimulatedAt {
+  /** Epoch ms of the recorded decision. */
+  now: number;
+  /** The recorded call id (the intent of a call without a key). */
+  callId: string;
+  /** How the call settles once admitted: its key is `done` or `retryable`. */
+  settle: SimulatedSettle;
+  /** Served from the cache when recorded: it never reached the tool, so it is free and uncapped. */
+  cached: boolean;
+}
+
 /** How a simulated call settles once admitted: its key is `done` or `retryable`. */
 export type SimulatedSettle = "done" | "retryable";
 
@@ -56,7 +76,7 @@ export function decide(
   sim: SimulatedRun,
   fence: Fence,
   call: GatedCall,
-  at: { now: number; callId: string; settle: SimulatedSettle },
+  at: SimulatedAt,
 ): Admission {
   const tool = call.contract.name;
   const rule = targetRuleOf(fence, tool);
@@ -69,21 +89,16 @@ export function decide(
   if (claim === "refused" && rule !== null && target !== null) {
     return { kind: "refuse", refusal: claimRefused(tool, rule.arg, target, rule.max) };
   }
-  const toolMax = sim.limits.tool_caps[tool];
-  const caps = {
-    tool: toolMax === undefined ? null : { used: sim.toolUse.get(tool) ?? 0, max: toolMax },
-    target:
-      rule === null || target === null
-        ? null
-        : { used: sim.targetUse.get(slot) ?? 0, max: rule.max, arg: rule.arg, value: target },
-  };
+  const caps = at.cached ? UNCAPPED : capsOf(sim, tool, rule, target);
   const stored = key === null ? null : (sim.keys.get(key) ?? null);
-  const { effect, paid } = call.contract;
+  const { effect } = call.contract;
+  const paid = call.contract.paid && !at.cached;
   const proposal = { tool, effect, paid, key, fingerprint: call.fingerprint, now: at.now };
   const decision = admit(sim.state, stored, proposal, caps);
   if (decision.kind === "refuse" && claim === "fresh") sim.claims.get(slot)?.delete(intent);
   if (decision.kind === "admit") {
-    charge(sim, decision.charge, tool, target === null ? null : slot);
+    const counted = at.cached ? { ...decision.charge, calls: 0 } : decision.charge;
+    charge(sim, counted, tool, target === null ? null : slot);
     if (key !== null) {
       const { fingerprint } = call;
       sim.keys.set(key, {
@@ -95,6 +110,24 @@ export function decide(
     }
   }
   return decision;
+}
+
+/** The caps binding a call that reaches its tool, as the RunLedger reads them. */
+function capsOf(
+  sim: SimulatedRun,
+  tool: string,
+  rule: TargetRule | null,
+  target: string | null,
+): CallCaps {
+  const toolMax = sim.limits.tool_caps[tool];
+  const slot = `${tool}\n${target ?? ""}`;
+  return {
+    tool: toolMax === undefined ? null : { used: sim.toolUse.get(tool) ?? 0, max: toolMax },
+    target:
+      rule === null || target === null
+        ? null
+        : { used: sim.targetUse.get(slot) ?? 0, max: rule.max, arg: rule.arg, value: target },
+  };
 }
 
 /** The tenant-wide claim, as TenantLedger.claim makes it. */

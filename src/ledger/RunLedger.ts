@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { admit } from "../core/admission.ts";
+import { admit, UNCAPPED } from "../core/admission.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
@@ -70,7 +70,10 @@ export class RunLedger extends DurableObject<Env> {
       const run = this.ensureRun(ref, now);
       const limits = this.limitsOf(run.row);
       const stored = key === null ? null : readKey(this.sql, key);
-      const caps = callCaps(this.sql, limits, p.tool, targetRuleOf(FENCE, p.tool), p.target);
+      // A cache hit (outcome already known) never reaches the tool: no cap binds it.
+      const reaches = p.outcome === null;
+      const rule = targetRuleOf(FENCE, p.tool);
+      const caps = reaches ? callCaps(this.sql, limits, p.tool, rule, p.target) : UNCAPPED;
       const decision = admit(runState(run.row, limits), stored, { ...p, key, now }, caps);
       const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
       if (decision.kind === "refuse") {
@@ -83,7 +86,7 @@ export class RunLedger extends DurableObject<Env> {
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
       const row = this.charge(decision.charge);
-      countUse(this.sql, decision.charge, p.tool, p.target);
+      if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
       this.appendAudit(
