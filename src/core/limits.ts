@@ -5,7 +5,7 @@ const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** A per-tool cap: how many calls of the tool one run may make. */
-export const ToolCapSchema = v.strictObject({ max_calls_per_run: Count });
+const ToolCapSchema = v.strictObject({ max_calls_per_run: Count });
 
 /**
  * Limits that tighten a base set: a tenant block in the policy, or the body of

@@ -11,14 +11,14 @@ const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
  * A per-target cap: at most `max` calls of the tool per value of argument `arg`, counted
  * per run, or across every run of the tenant when `scope` is `tenant`.
  */
-export const TargetRuleSchema = v.strictObject({
+const TargetRuleSchema = v.strictObject({
   arg: v.pipe(v.string(), v.minLength(1)),
   max: PositiveInt,
   scope: v.picklist(["run", "tenant"]),
 });
 
 /** The rules of one tool, under `tools.<name>` in the policy. */
-export const ToolRuleSchema = v.strictObject({
+const ToolRuleSchema = v.strictObject({
   max_calls_per_run: v.optional(Count),
   per_target: v.optional(TargetRuleSchema),
 });

@@ -96,7 +96,7 @@ export function parseAudit(ndjson: string): Result<AuditRecord[], string[]> {
 }
 
 /** The fence's part of a recorded decision. */
-export function recordedOutcome(r: AuditRecord): FenceOutcome {
+function recordedOutcome(r: AuditRecord): FenceOutcome {
   if (r.decision === "replayed") return "replayed";
   if (r.reason === null || UPSTREAM.has(r.reason)) return "admitted";
   return r.reason;
@@ -151,7 +151,7 @@ async function redecide(
 }
 
 /** How an outcome reads in a sentence. */
-export function describe(o: FenceOutcome): string {
+function phrase(o: FenceOutcome): string {
   if (o === "admitted" || o === "replayed") return o;
   return `${DECISION_TABLE[o].decision === "block" ? "blocked" : DECISION_TABLE[o].decision} (${o})`;
 }
@@ -160,7 +160,7 @@ export function describe(o: FenceOutcome): string {
 export function formatReport(report: ReplayReport): string {
   const groups = new Map<string, number>();
   for (const c of report.changed) {
-    const line = `${describe(c.before)} before would now be ${describe(c.after)}`;
+    const line = `${phrase(c.before)} before would now be ${phrase(c.after)}`;
     groups.set(line, (groups.get(line) ?? 0) + 1);
   }
   const lines = [
@@ -172,9 +172,7 @@ export function formatReport(report: ReplayReport): string {
   }
   if (report.changed.length > 0) lines.push("", "changed calls:");
   for (const c of report.changed) {
-    lines.push(
-      `  #${c.seq} ${c.tool ?? "(unread)"}: ${describe(c.before)} -> ${describe(c.after)}`,
-    );
+    lines.push(`  #${c.seq} ${c.tool ?? "(unread)"}: ${phrase(c.before)} -> ${phrase(c.after)}`);
   }
   return lines.join("\n");
 }

@@ -67,7 +67,7 @@ export function limitsOf(run: RunRow, fallback: RunLimits): RunLimits {
 }
 
 /** The limits as published: per-tool caps in the same shape the policy writes them. */
-export function limitsView(limits: RunLimits, policyTools: readonly string[]): LimitsView {
+function limitsView(limits: RunLimits, policyTools: readonly string[]): LimitsView {
   const tools: LimitsView["tools"] = {};
   for (const [tool, max] of Object.entries(limits.tool_caps))
     tools[tool] = { max_calls_per_run: max };
