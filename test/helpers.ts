@@ -1,37 +1,110 @@
 import { exports } from "cloudflare:workers";
+import { sha256Hex } from "../src/core/canonical.ts";
+import { newApiKey, recordName } from "../src/core/keys.ts";
 
 /** A fresh run id per test, so tests never share a ledger. */
 export function newRun(prefix = "run"): string {
   return `${prefix}-${crypto.randomUUID()}`;
 }
 
+/** The development key, as `npm run dev` and vitest.config.ts set it. */
+export const DEV_KEY = "tf_dev_local_key";
+
 /** Options of one proposed call. */
 export interface CallOptions {
-  /** Extra request headers. */
+  /** Extra request headers; an `Authorization` here replaces the caller's key. */
   headers?: Record<string, string>;
   /** Content type; JSON by default. */
   contentType?: string;
 }
 
-/** POST a call to the fence; an object body is sent as JSON, a string as is. */
-export function propose(runId: string, body: unknown, opts: CallOptions = {}): Promise<Response> {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  return exports.default.fetch(`http://fence.test/v1/runs/${runId}/calls`, {
-    method: "POST",
-    headers: { "Content-Type": opts.contentType ?? "application/json", ...opts.headers },
-    body: text,
-  });
+/** Run status as the fence publishes it. */
+export interface RunStatusView {
+  /** `open`, `halted` or `expired`. */
+  status: string;
+  /** Budget used and left. */
+  budget: { mutations: { used: number; limit: number }; paid_calls: { used: number } };
+  /** Audit entries per decision. */
+  decisions: Record<string, number>;
 }
 
-/** GET a fence route. */
-export function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(`http://fence.test${path}`, { headers });
+/** Someone calling the fence with one key (or none). */
+export interface Caller {
+  /** The key sent as `Authorization: Bearer`, or null for none. */
+  key: string | null;
+  /** POST a call; an object body is sent as JSON, a string as is. */
+  propose(runId: string, body: unknown, opts?: CallOptions): Promise<Response>;
+  /** GET a fence route. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** POST to a fence route without a body. */
+  post(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** The run's status, as this caller sees it. */
+  runStatus(runId: string): Promise<RunStatusView>;
 }
 
-/** POST to a fence route without a body. */
-export function post(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(`http://fence.test${path}`, { method: "POST", headers });
+/** A caller using `key`; loopback host, since the development key is honoured only there. */
+export function caller(key: string | null): Caller {
+  const send = (path: string, init: RequestInit) => {
+    const headers = new Headers(init.headers);
+    if (key !== null && !headers.has("Authorization"))
+      headers.set("Authorization", `Bearer ${key}`);
+    return exports.default.fetch(`http://localhost${path}`, { ...init, headers });
+  };
+  const self: Caller = {
+    key,
+    propose: (runId, body, opts = {}) =>
+      send(`/v1/runs/${runId}/calls`, {
+        method: "POST",
+        headers: { "Content-Type": opts.contentType ?? "application/json", ...opts.headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    get: (path, headers = {}) => send(path, { headers }),
+    post: (path, headers = {}) => send(path, { method: "POST", headers }),
+    runStatus: async (runId) => json(await self.get(`/v1/runs/${runId}`)),
+  };
+  return self;
 }
+
+/** The local development operator of tenant `default`: every test's default caller. */
+export const dev = caller(DEV_KEY);
+
+/** No credentials at all. */
+export const anonymous = caller(null);
+
+/** What a test key is bound to. */
+export interface TestKey {
+  /** Tenant; a fresh one by default. */
+  tenant?: string;
+  /** Role; `agent` by default. */
+  role?: "agent" | "operator";
+  /** Tool subset, if any. */
+  tools?: string[];
+}
+
+/** Store a new key the way `npm run keys -- issue` does, and call with it. */
+export async function callerWith(opts: TestKey = {}): Promise<Caller & { tenant: string }> {
+  const { env } = await import("cloudflare:workers");
+  const key = newApiKey();
+  const tenant = opts.tenant ?? `t-${crypto.randomUUID()}`;
+  const record = {
+    tenant,
+    role: opts.role ?? "agent",
+    ...(opts.tools === undefined ? {} : { tools: opts.tools }),
+    label: "test",
+    created_at: new Date().toISOString(),
+  };
+  await env.API_KEYS.put(recordName(await sha256Hex(key)), JSON.stringify(record));
+  return { ...caller(key), tenant };
+}
+
+/** POST a call to the fence as the development key. */
+export const propose = dev.propose;
+
+/** GET a fence route as the development key. */
+export const get = dev.get;
+
+/** POST to a fence route without a body, as the development key. */
+export const post = dev.post;
 
 /** The parsed JSON body of a response. */
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
@@ -43,14 +116,8 @@ export function ticketCall(tool: string, args: Record<string, unknown>, key: str
   return { tool, args, idempotency_key: key };
 }
 
-/** The run's status. */
-export async function runStatus(runId: string): Promise<{
-  status: string;
-  budget: { mutations: { used: number; limit: number }; paid_calls: { used: number } };
-  decisions: Record<string, number>;
-}> {
-  return json(await get(`/v1/runs/${runId}`));
-}
+/** The run's status, as the development key sees it. */
+export const runStatus = dev.runStatus;
 
 /** Read a ticket from the demo tickets service, bypassing the fence. */
 export async function demoTicket(ticketId: string, tenant = "default"): Promise<Response> {

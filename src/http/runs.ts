@@ -53,6 +53,8 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
     );
   }
   const entries = await ledgerOf(c.env, ref).audit(after, limit);
+  if (entries === null)
+    return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
   const last = entries.at(-1);
   const next = entries.length === limit && last !== undefined ? last.seq : null;
   if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
