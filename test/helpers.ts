@@ -14,8 +14,8 @@ export const DEV_KEY = "tf_dev_local_key";
 export interface CallOptions {
   /** Extra request headers; an `Authorization` here replaces the caller's key. */
   headers?: Record<string, string>;
-  /** Content type; JSON by default. */
-  contentType?: string;
+  /** Content type; JSON by default, none at all when null (the body is then sent as bytes). */
+  contentType?: string | null;
 }
 
 /** Run status as the fence publishes it. */
@@ -52,12 +52,16 @@ export function caller(key: string | null): Caller {
   };
   const self: Caller = {
     key,
-    propose: (runId, body, opts = {}) =>
-      send(`/v1/runs/${runId}/calls`, {
+    propose: (runId, body, opts = {}) => {
+      const text = typeof body === "string" ? body : JSON.stringify(body);
+      const type = opts.contentType === undefined ? "application/json" : opts.contentType;
+      // fetch() labels a string body text/plain; bytes go out with no Content-Type at all.
+      return send(`/v1/runs/${runId}/calls`, {
         method: "POST",
-        headers: { "Content-Type": opts.contentType ?? "application/json", ...opts.headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }),
+        headers: { ...(type === null ? {} : { "Content-Type": type }), ...opts.headers },
+        body: type === null ? new TextEncoder().encode(text) : text,
+      });
+    },
     get: (path, headers = {}) => send(path, { headers }),
     post: (path, headers = {}) => send(path, { method: "POST", headers }),
     runStatus: async (runId) => json(await self.get(`/v1/runs/${runId}`)),
