@@ -22,15 +22,17 @@ describe("roles", () => {
     expect((await agent.runStatus(run)).status).toBe("open");
   });
 
-  it("refuses an agent reading the audit of a run another key of its tenant started", async () => {
+  it("refuses an agent reading the audit or escalations of a run another key of its tenant started", async () => {
     const operator = await callerWith({ role: "operator" });
     const agent = await callerWith({ role: "agent", tenant: operator.tenant });
     const run = newRun();
     await operator.propose(run, { tool: "noop", args: {} });
-    const res = await agent.get(`/v1/runs/${run}/audit`);
-    expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ reason: "forbidden_role" });
-    expect((await operator.get(`/v1/runs/${run}/audit`)).status).toBe(200);
+    for (const route of ["audit", "escalations"]) {
+      const res = await agent.get(`/v1/runs/${run}/${route}`);
+      expect(res.status).toBe(403);
+      expect(await json(res)).toMatchObject({ reason: "forbidden_role" });
+      expect((await operator.get(`/v1/runs/${run}/${route}`)).status).toBe(200);
+    }
   });
 
   it("lets an operator of the tenant halt an agent's run", async () => {

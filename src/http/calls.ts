@@ -3,7 +3,6 @@ import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { execute } from "../execute/execute.ts";
-import { FENCE } from "../fence.ts";
 import type { BudgetView, CacheStatus, Evidence, Outcome, RunRef } from "../ledger/protocol.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -28,7 +27,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
-        FENCE,
+        c.get("fence"),
         { contentType, text, headerKey, callerTools: c.get("principal").tools },
         { maxDepth: MAX_JSON_DEPTH },
       )
@@ -51,7 +50,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
-    leaseMs: timeoutOf(call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
+    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
     evidence,
   });
@@ -69,11 +68,10 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   return respond(outcome, budget);
 }
 
-function timeoutOf(call: GatedCall, untilDeadline: number): number {
-  return Math.max(
-    1,
-    Math.min(call.contract.timeoutMs, FENCE.policy.call_timeout_cap_ms, untilDeadline),
-  );
+/** The call's wall-clock limit: the tool's own, the policy's cap, and the run's deadline. */
+function timeoutOf(c: AppContext, call: GatedCall, untilDeadline: number): number {
+  const cap = c.get("fence").policy.call_timeout_cap_ms;
+  return Math.max(1, Math.min(call.contract.timeoutMs, cap, untilDeadline));
 }
 
 async function run(
@@ -91,7 +89,7 @@ async function run(
     tenant: ref.tenant,
     runId: ref.runId,
     upstreamKey,
-    timeoutMs: timeoutOf(call, deadlineAt - Date.now()),
+    timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
   });
   if (execution.ok) {
     const body = JSON.stringify({ decision: "applied", result: execution.result, call_id: callId });
