@@ -37,6 +37,7 @@ describe("authentication", () => {
     ["a scheme and a blank token", "Bearer  "],
     ["two tokens", `Bearer ${DEV_KEY} ${DEV_KEY}`],
     ["a tab inside the token", `Bearer tf_dev\tlocal_key`],
+    ["a control character inside the token", "Bearer tf_dev\u0001local_key"],
     ["a tab instead of the space", `Bearer\t${DEV_KEY}`],
     ["characters outside the token syntax", "Bearer tf_dev_local_key;admin"],
     ["a token too short", "Bearer tf_short"],

@@ -102,14 +102,16 @@ const RECORDED: [string, string, CallOptions, number, string][] = [
     415,
     "unsupported_media_type",
   ],
-  // Fetch refuses other control characters before a request exists; a tab is what can arrive.
-  [
-    "a tab in the Idempotency-Key header",
-    noop,
-    { headers: { "Idempotency-Key": "k-abc\tdef1" } },
-    422,
-    "contract_violation",
-  ],
+  // Fetch refuses only NUL, CR and LF in a header value: other control characters arrive.
+  ...["\t", "\u0001", "\u001f", "\u007f"].map(
+    (ch): [string, string, CallOptions, number, string] => [
+      `${JSON.stringify(ch)} in the Idempotency-Key header`,
+      noop,
+      { headers: { "Idempotency-Key": `k-abc${ch}def1` } },
+      422,
+      "contract_violation",
+    ],
+  ),
   [
     "an Idempotency-Key header of 4 KiB",
     noop,
@@ -127,12 +129,12 @@ const UNRECORDED: [string, CallOptions, number, string][] = [
     431,
     "headers_too_large",
   ],
-  [
-    "a tab in the Authorization header",
-    { headers: { Authorization: "Bearer tf_dev\tlocal_key" } },
+  ...["\t", "\u0001", "\u007f"].map((ch): [string, CallOptions, number, string] => [
+    `${JSON.stringify(ch)} in the Authorization header`,
+    { headers: { Authorization: `Bearer tf_dev${ch}local_key` } },
     401,
     "unauthenticated",
-  ],
+  ]),
   [
     "an Authorization header of 8 KiB",
     { headers: { Authorization: `Bearer ${"a".repeat(8192)}` } },
