@@ -69,6 +69,16 @@ export function caller(key: string | null): Caller {
   return self;
 }
 
+/**
+ * A request to the fence as the development key, for tests that call an app directly
+ * (`buildApp(fence).fetch`); loopback host, since the key is honoured only there.
+ */
+export function devRequest(path: string, init: RequestInit = {}): Request {
+  const headers = new Headers(init.headers);
+  if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${DEV_KEY}`);
+  return new Request(`http://localhost${path}`, { ...init, headers });
+}
+
 /** The local development operator of tenant `default`: every test's default caller. */
 export const dev = caller(DEV_KEY);
 

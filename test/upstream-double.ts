@@ -5,7 +5,7 @@ import policy from "../contracts/policy.json" with { type: "json" };
 import type { ToolContract } from "../src/core/contract.ts";
 import { loadFence } from "../src/core/policy.ts";
 import { buildApp } from "../src/http/app.ts";
-import { DEV_KEY } from "./helpers.ts";
+import { devRequest } from "./helpers.ts";
 
 /** What the double received. */
 export interface Received {
@@ -87,9 +87,6 @@ const loaded = loadFence({ ...policy, allowed_tools: ["charge_card", "slow_repor
 if (!loaded.ok) throw new Error(loaded.error.join("; "));
 const app = buildApp(loaded.value);
 
-/** The development key, honoured on a loopback host only. */
-const AS_DEV = { Authorization: `Bearer ${DEV_KEY}` };
-
 /** Propose a call to the app built with the double's contracts, against `double`. */
 export async function proposeTo(
   double: UpstreamDouble,
@@ -98,9 +95,9 @@ export async function proposeTo(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const ctx = createExecutionContext();
-  const request = new Request(`http://localhost/v1/runs/${runId}/calls`, {
+  const request = devRequest(`/v1/runs/${runId}/calls`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", ...AS_DEV, ...headers },
+    headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
   const response = await app.fetch(request, { ...env, UPSTREAM: double }, ctx);
@@ -110,7 +107,5 @@ export async function proposeTo(
 
 /** GET a route of the app built with the double's contracts. */
 export function getFrom(path: string): Promise<Response> {
-  return Promise.resolve(
-    app.fetch(new Request(`http://localhost${path}`, { headers: AS_DEV }), env),
-  );
+  return Promise.resolve(app.fetch(devRequest(path), env));
 }
