@@ -81,12 +81,12 @@ function revoke(id: string | undefined, target: string | null): void {
 
 /** Run wrangler with `target`, or print the command when there is none. */
 function wrangler(args: string[], target: string | null): void {
+  const command = `npx wrangler ${args.map(shellQuote).join(" ")}`;
   if (target === null) {
-    console.error(
-      `run (add --local or --remote):\n  npx wrangler ${args.map(shellQuote).join(" ")}`,
-    );
+    console.error(`run (add --local or --remote):\n  ${command}`);
     return;
   }
+  console.error(`$ ${command} ${target}`);
   // An argument list, never a shell string: the record is passed as it is.
   execFileSync("wrangler", [...args, target], { stdio: ["ignore", process.stderr, "inherit"] });
 }
