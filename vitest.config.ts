@@ -5,8 +5,16 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
-      // The demo log backend answers at once in tests; its latency is a benchmark's concern.
-      miniflare: { bindings: { DEMO_LOG_LATENCY_MS: "0-0" } },
+      miniflare: {
+        bindings: {
+          // The demo log backend answers at once in tests; its latency is a benchmark's concern.
+          DEMO_LOG_LATENCY_MS: "0-0",
+          // The documented development key, as `npm run dev` sets it.
+          DEV_KEY: "tf_dev_local_key",
+        },
+        // A small per-key limit keeps the flood test short; every test key is fresh.
+        ratelimits: { CALL_LIMITER: { namespace_id: "1001", simple: { limit: 20, period: 60 } } },
+      },
     }),
   ],
   test: {

@@ -1,55 +1,21 @@
 import { exports } from "cloudflare:workers";
+import { sha256Hex } from "../src/core/canonical.ts";
+import { newApiKey, recordName } from "../src/core/keys.ts";
 
 /** A fresh run id per test, so tests never share a ledger. */
 export function newRun(prefix = "run"): string {
   return `${prefix}-${crypto.randomUUID()}`;
 }
 
+/** The development key, as `npm run dev` and vitest.config.ts set it. */
+export const DEV_KEY = "tf_dev_local_key";
+
 /** Options of one proposed call. */
 export interface CallOptions {
-  /** Extra request headers. */
+  /** Extra request headers; an `Authorization` here replaces the caller's key. */
   headers?: Record<string, string>;
-  /** Content type; JSON by default. */
-  contentType?: string;
-}
-
-/** POST a call to the fence; an object body is sent as JSON, a string as is. */
-export function propose(runId: string, body: unknown, opts: CallOptions = {}): Promise<Response> {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  return exports.default.fetch(`http://fence.test/v1/runs/${runId}/calls`, {
-    method: "POST",
-    headers: { "Content-Type": opts.contentType ?? "application/json", ...opts.headers },
-    body: text,
-  });
-}
-
-/** GET a fence route. */
-export function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(`http://fence.test${path}`, { headers });
-}
-
-/** POST to a fence route without a body. */
-export function post(path: string, headers: Record<string, string> = {}): Promise<Response> {
-  return exports.default.fetch(`http://fence.test${path}`, { method: "POST", headers });
-}
-
-/** PUT a JSON body (or a raw string) to a fence route. */
-export function put(path: string, body: unknown): Promise<Response> {
-  return exports.default.fetch(`http://fence.test${path}`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-}
-
-/** The parsed JSON body of a response. */
-export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
-  return (await response.json()) as T;
-}
-
-/** A ticket call with a key, in the canonical form. */
-export function ticketCall(tool: string, args: Record<string, unknown>, key: string) {
-  return { tool, args, idempotency_key: key };
+  /** Content type; JSON by default, none at all when null (the body is then sent as bytes). */
+  contentType?: string | null;
 }
 
 /** A run's effective limits, as `GET /v1/runs/{id}` shows them. */
@@ -66,21 +32,142 @@ export interface RunLimitsView {
   tools: Record<string, { max_calls_per_run: number }>;
 }
 
-/** The run's status. */
-export async function runStatus(runId: string): Promise<{
+/** Run status as the fence publishes it. */
+export interface RunStatusView {
+  /** `open`, `halted` or `expired`. */
   status: string;
+  /** When the run was created. */
   created_at: string;
+  /** When it stops admitting calls. */
   deadline_at: string;
+  /** Budget used and left. */
   budget: {
     mutations: { used: number; limit: number };
     paid_calls: { used: number; limit: number };
   };
+  /** The run's effective limits. */
   limits: RunLimitsView;
+  /** Calls charged per tool. */
   tool_calls: Record<string, number>;
+  /** Audit entries per decision. */
   decisions: Record<string, number>;
-}> {
-  return json(await get(`/v1/runs/${runId}`));
 }
+
+/** Someone calling the fence with one key (or none). */
+export interface Caller {
+  /** The key sent as `Authorization: Bearer`, or null for none. */
+  key: string | null;
+  /** POST a call; an object body is sent as JSON, a string as is. */
+  propose(runId: string, body: unknown, opts?: CallOptions): Promise<Response>;
+  /** GET a fence route. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** POST to a fence route without a body. */
+  post(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** PUT a JSON body (or a raw string) to a fence route. */
+  put(path: string, body: unknown): Promise<Response>;
+  /** The run's status, as this caller sees it. */
+  runStatus(runId: string): Promise<RunStatusView>;
+}
+
+/** A caller using `key`; loopback host, since the development key is honoured only there. */
+export function caller(key: string | null): Caller {
+  const send = (path: string, init: RequestInit) => {
+    const headers = new Headers(init.headers);
+    if (key !== null && !headers.has("Authorization"))
+      headers.set("Authorization", `Bearer ${key}`);
+    return exports.default.fetch(`http://localhost${path}`, { ...init, headers });
+  };
+  const self: Caller = {
+    key,
+    propose: (runId, body, opts = {}) => {
+      const text = typeof body === "string" ? body : JSON.stringify(body);
+      const type = opts.contentType === undefined ? "application/json" : opts.contentType;
+      // fetch() labels a string body text/plain; bytes go out with no Content-Type at all.
+      return send(`/v1/runs/${runId}/calls`, {
+        method: "POST",
+        headers: { ...(type === null ? {} : { "Content-Type": type }), ...opts.headers },
+        body: type === null ? new TextEncoder().encode(text) : text,
+      });
+    },
+    get: (path, headers = {}) => send(path, { headers }),
+    post: (path, headers = {}) => send(path, { method: "POST", headers }),
+    put: (path, body) =>
+      send(path, {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    runStatus: async (runId) => json(await self.get(`/v1/runs/${runId}`)),
+  };
+  return self;
+}
+
+/**
+ * A request to the fence as the development key, for tests that call an app directly
+ * (`buildApp(fence).fetch`); loopback host, since the key is honoured only there.
+ */
+export function devRequest(path: string, init: RequestInit = {}): Request {
+  const headers = new Headers(init.headers);
+  if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${DEV_KEY}`);
+  return new Request(`http://localhost${path}`, { ...init, headers });
+}
+
+/** The local development operator of tenant `default`: every test's default caller. */
+export const dev = caller(DEV_KEY);
+
+/** No credentials at all. */
+export const anonymous = caller(null);
+
+/** What a test key is bound to. */
+export interface TestKey {
+  /** Tenant; a fresh one by default. */
+  tenant?: string;
+  /** Role; `agent` by default. */
+  role?: "agent" | "operator";
+  /** Tool subset, if any. */
+  tools?: string[];
+}
+
+/** Store a new key the way `npm run keys -- issue` does, and call with it. */
+export async function callerWith(opts: TestKey = {}): Promise<Caller & { tenant: string }> {
+  const { env } = await import("cloudflare:workers");
+  const key = newApiKey();
+  const tenant = opts.tenant ?? `t-${crypto.randomUUID()}`;
+  const record = {
+    tenant,
+    role: opts.role ?? "agent",
+    ...(opts.tools === undefined ? {} : { tools: opts.tools }),
+    label: "test",
+    created_at: new Date().toISOString(),
+  };
+  await env.API_KEYS.put(recordName(await sha256Hex(key)), JSON.stringify(record));
+  return { ...caller(key), tenant };
+}
+
+/** POST a call to the fence as the development key. */
+export const propose = dev.propose;
+
+/** GET a fence route as the development key. */
+export const get = dev.get;
+
+/** POST to a fence route without a body, as the development key. */
+export const post = dev.post;
+
+/** PUT to a fence route, as the development key. */
+export const put = dev.put;
+
+/** The parsed JSON body of a response. */
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+/** A ticket call with a key, in the canonical form. */
+export function ticketCall(tool: string, args: Record<string, unknown>, key: string) {
+  return { tool, args, idempotency_key: key };
+}
+
+/** The run's status, as the development key sees it. */
+export const runStatus = dev.runStatus;
 
 /** Read a ticket from the demo tickets service, bypassing the fence. */
 export async function demoTicket(ticketId: string, tenant = "default"): Promise<Response> {

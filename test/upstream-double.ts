@@ -5,6 +5,7 @@ import policy from "../contracts/policy.json" with { type: "json" };
 import type { ToolContract } from "../src/core/contract.ts";
 import { loadFence } from "../src/core/policy.ts";
 import { buildApp } from "../src/http/app.ts";
+import { devRequest } from "./helpers.ts";
 
 /** What the double received. */
 export interface Received {
@@ -94,7 +95,7 @@ export async function proposeTo(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const ctx = createExecutionContext();
-  const request = new Request(`http://fence.test/v1/runs/${runId}/calls`, {
+  const request = devRequest(`/v1/runs/${runId}/calls`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -106,5 +107,5 @@ export async function proposeTo(
 
 /** GET a route of the app built with the double's contracts. */
 export function getFrom(path: string): Promise<Response> {
-  return Promise.resolve(app.fetch(new Request(`http://fence.test${path}`), env));
+  return Promise.resolve(app.fetch(devRequest(path), env));
 }

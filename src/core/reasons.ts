@@ -29,6 +29,9 @@ export type Reason =
   | "upstream_rejected"
   | "output_contract_violation"
   | "unauthenticated"
+  | "forbidden_role"
+  | "rate_limited"
+  | "headers_too_large"
   | "payload_too_large"
   | "invalid_run_id"
   | "not_found"
@@ -117,6 +120,13 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     title: "The tool answered outside its output contract",
   },
   unauthenticated: { status: 401, decision: "block", title: "Missing or unknown credentials" },
+  forbidden_role: { status: 403, decision: "block", title: "This key's role may not do that" },
+  rate_limited: { status: 429, decision: "retry", title: "Too many requests for this key" },
+  headers_too_large: {
+    status: 431,
+    decision: "block",
+    title: "The request headers are too large",
+  },
   payload_too_large: { status: 413, decision: "block", title: "The call is too large or too deep" },
   invalid_run_id: {
     status: 400,

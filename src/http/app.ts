@@ -3,15 +3,14 @@ import { type CatalogueFormat, catalogue } from "../catalogue.ts";
 import type { Fence } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { authenticate, requireRole } from "./auth.ts";
 import { proposeCall } from "./calls.ts";
-import type { AppContext, AppEnv, Principal } from "./context.ts";
+import type { AppContext, AppEnv } from "./context.ts";
+import { headerLimit, rateLimit } from "./guards.ts";
 import { problem } from "./problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
-
-/** Until keys are configured, every caller is the local development tenant. */
-const DEVELOPMENT: Principal = { tenant: "default", role: "operator", tools: null };
 
 function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
   return async function routeWithRun(c: AppContext): Promise<Response> {
@@ -26,11 +25,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
-  app.use("/v1/*", async function principal(c, next) {
-    c.set("principal", DEVELOPMENT);
+  app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
     await next();
   });
+  // Cheapest refusals first: oversized headers, then credentials, then the key's rate.
+  app.use("/v1/*", headerLimit(), authenticate(), rateLimit());
 
   app.get("/v1/tools", (c) => {
     const format = (c.req.query("format") ?? "json") as CatalogueFormat;
@@ -49,9 +49,9 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
   app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
-  app.get("/v1/runs/:run_id/audit", withRun(runAudit));
-  app.get("/v1/runs/:run_id/escalations", withRun(runEscalations));
-  app.post("/v1/runs/:run_id/halt", withRun(haltRun));
+  app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
+  app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
+  app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Role } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
 
 /** Who is calling, as established by authentication. */
@@ -6,9 +7,11 @@ export interface Principal {
   /** Tenant the caller belongs to; runs and cached results are scoped by it. */
   tenant: string;
   /** `agent` proposes calls and reads its runs; `operator` also audits and halts. */
-  role: "agent" | "operator";
+  role: Role;
   /** Tools this caller may use, or null for every tool the policy allows. */
   tools: readonly string[] | null;
+  /** SHA-256 hex of the caller's stored key, or null for the local development key. */
+  keyId: string | null;
 }
 
 /** Hono environment of the fence's routes. */

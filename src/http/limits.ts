@@ -16,3 +16,9 @@ export const LEASE_MARGIN_MS = 5_000;
 /** Default and largest page of the audit log. */
 export const AUDIT_PAGE_DEFAULT = 100;
 export const AUDIT_PAGE_MAX = 1_000;
+
+/** Largest sum of header names and values accepted, in bytes (RFC 6585 §5 answers 431). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/** The CALL_LIMITER window in seconds, as set in wrangler.toml; sent as Retry-After. */
+export const RATE_LIMIT_PERIOD_S = 60;

@@ -31,9 +31,12 @@ export function runRef(c: AppContext): RunRef | Response {
 /** `GET /v1/runs/{run_id}`. */
 export async function runStatus(c: AppContext, ref: RunRef): Promise<Response> {
   const view = await ledgerOf(c.env, ref).status();
-  if (view === null)
-    return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
-  return c.json(view);
+  return view === null ? unseen(ref) : c.json(view);
+}
+
+/** A run of the caller's tenant that never saw a call: another tenant's run looks the same. */
+function unseen(ref: RunRef): Response {
+  return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
 }
 
 /**
@@ -108,6 +111,7 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
   if (page instanceof Response) return page;
   const { after, limit } = page;
   const entries = await ledgerOf(c.env, ref).audit(after, limit);
+  if (entries === null) return unseen(ref);
   const next = nextAfter(entries, limit);
   if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
     const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");

@@ -196,8 +196,9 @@ export class RunLedger extends DurableObject<Env> {
     return row === null ? null : this.viewOf(row, Date.now());
   }
 
-  /** Audit entries after `after`, oldest first. */
-  audit(after: number, limit: number): AuditEntry[] {
+  /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
+  audit(after: number, limit: number): AuditEntry[] | null {
+    if (this.readRun() === null) return null;
     return this.sql
       .exec<AuditRow>("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
       .toArray()

@@ -1,0 +1,107 @@
+/**
+ * Issue and revoke toolfence API keys. Only a key's SHA-256 is ever stored (in the API_KEYS
+ * KV namespace); the key itself is printed once, on stdout, and nowhere else.
+ *
+ *   npm run keys -- issue --tenant acme --role agent [--tools a,b] [--label text] [--local|--remote]
+ *   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
+ *
+ * Without --local or --remote the wrangler command is printed, not run.
+ */
+import { execFileSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { CONTRACTS } from "../contracts/index.ts";
+import { sha256Hex } from "../src/core/canonical.ts";
+import { newApiKey, parseKeyRecord, recordName } from "../src/core/keys.ts";
+
+const USAGE = `usage:
+  npm run keys -- issue --tenant <tenant> --role agent|operator [--tools a,b] [--label text] [--local|--remote]
+  npm run keys -- revoke --id <sha256 hex> [--local|--remote]`;
+
+const OPTIONS = {
+  tenant: { type: "string" },
+  role: { type: "string" },
+  tools: { type: "string" },
+  label: { type: "string" },
+  id: { type: "string" },
+  local: { type: "boolean" },
+  remote: { type: "boolean" },
+} as const;
+
+/** A failure the operator can fix; printed without a stack. */
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+  });
+  if (values.local && values.remote) throw new UsageError("pick one of --local and --remote");
+  const target = values.local ? "--local" : values.remote ? "--remote" : null;
+  const [command] = positionals;
+  if (command === "issue") return issue(values, target);
+  if (command === "revoke") return revoke(values.id, target);
+  throw new UsageError(USAGE);
+}
+
+async function issue(
+  values: { tenant?: string; role?: string; tools?: string; label?: string },
+  target: string | null,
+): Promise<void> {
+  const tools = values.tools?.split(",").map((t) => t.trim());
+  const known = new Set(CONTRACTS.map((c) => c.name));
+  const unknown = tools?.filter((t) => !known.has(t)) ?? [];
+  if (unknown.length > 0) throw new UsageError(`no such tool: ${unknown.join(", ")}`);
+  const parsed = parseKeyRecord({
+    tenant: values.tenant,
+    role: values.role,
+    ...(tools === undefined ? {} : { tools }),
+    label: values.label ?? `${values.tenant} ${values.role}`,
+    created_at: new Date().toISOString(),
+  });
+  if (!parsed.ok) throw new UsageError(`${parsed.error}\n${USAGE}`);
+  const key = newApiKey();
+  const id = await sha256Hex(key);
+  wrangler(
+    ["kv", "key", "put", "--binding", "API_KEYS", recordName(id), JSON.stringify(parsed.value)],
+    target,
+  );
+  console.error(
+    `issued key ${id} for ${parsed.value.tenant} (${parsed.value.role}); it is shown once:`,
+  );
+  console.log(key);
+}
+
+function revoke(id: string | undefined, target: string | null): void {
+  if (id === undefined || !/^[0-9a-f]{64}$/.test(id)) {
+    throw new UsageError(`--id is the 64-hex id printed when the key was issued\n${USAGE}`);
+  }
+  wrangler(["kv", "key", "delete", "--binding", "API_KEYS", recordName(id)], target);
+}
+
+/** Run wrangler with `target`, or print the command when there is none. */
+function wrangler(args: string[], target: string | null): void {
+  const command = `npx wrangler ${args.map(shellQuote).join(" ")}`;
+  if (target === null) {
+    console.error(`run (add --local or --remote):\n  ${command}`);
+    return;
+  }
+  console.error(`$ ${command} ${target}`);
+  // An argument list, never a shell string: the record is passed as it is.
+  execFileSync("wrangler", [...args, target], { stdio: ["ignore", process.stderr, "inherit"] });
+}
+
+/** POSIX single quotes, so the printed command can be pasted as it is. */
+function shellQuote(arg: string): string {
+  return /^[\w:./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (e) {
+  if (!(e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
+    throw e;
+  }
+  console.error((e as Error).message);
+  process.exitCode = 2;
+}

@@ -1,0 +1,9 @@
+// Variables the worker reads that wrangler.toml must not declare, so `wrangler types` cannot
+// see them: they are set only for local runs, never by `wrangler deploy`.
+interface Env {
+  /**
+   * The development key: set by `npm run dev` (`wrangler dev --var`) and vitest.config.ts,
+   * and honoured only on a loopback host (src/http/auth.ts).
+   */
+  DEV_KEY?: string;
+}

@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from "hono";
+import { refuse } from "../core/reasons.ts";
+import type { AppEnv } from "./context.ts";
+import { MAX_HEADER_BYTES, RATE_LIMIT_PERIOD_S } from "./limits.ts";
+import { problem } from "./problem.ts";
+
+/**
+ * Refuse requests whose headers together pass `maxBytes`, before anything reads them
+ * (RFC 6585 §5: 431 Request Header Fields Too Large).
+ */
+export function headerLimit(maxBytes = MAX_HEADER_BYTES): MiddlewareHandler<AppEnv> {
+  return async function headerLimit(c, next) {
+    let size = 0;
+    // Names and values are ByteStrings (RFC 9110 §5.5), so length counts bytes.
+    for (const [name, value] of c.req.raw.headers) size += name.length + value.length + 4;
+    if (size > maxBytes) {
+      return problem(
+        refuse("headers_too_large", `The request headers are larger than ${maxBytes} bytes.`),
+      );
+    }
+    await next();
+  };
+}
+
+/**
+ * Per-key request limit through the CALL_LIMITER binding. Its counters are kept per
+ * Cloudflare location and say nothing of when the window ends, so Retry-After is the whole
+ * window (RFC 9110 §10.2.3). The local development key is never limited: it is only ever
+ * honoured on a loopback host. Limited requests never reach a run, so they write no audit.
+ */
+export function rateLimit(): MiddlewareHandler<AppEnv> {
+  return async function rateLimit(c, next) {
+    const { keyId } = c.get("principal");
+    if (keyId !== null && !(await c.env.CALL_LIMITER.limit({ key: keyId })).success) {
+      return problem(
+        refuse(
+          "rate_limited",
+          `This key sent too many requests; retry after ${RATE_LIMIT_PERIOD_S} s.`,
+        ),
+        {},
+        { "Retry-After": String(RATE_LIMIT_PERIOD_S) },
+      );
+    }
+    await next();
+  };
+}
