@@ -1,6 +1,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { get, json, newRun, propose, put, type RunLimitsView, runStatus } from "./helpers.ts";
+import {
+  callerWith,
+  get,
+  json,
+  newRun,
+  propose,
+  put,
+  type RunLimitsView,
+  runStatus,
+} from "./helpers.ts";
 
 interface Problem {
   status: number;
@@ -94,5 +103,19 @@ describe("a run's own limits", () => {
       max_paid_calls: 5,
       deadline_ms: 300_000,
     });
+  });
+
+  it("gives a run of a key whose tenant has a block of its own that block's limits", async () => {
+    const trial = await callerWith({ tenant: "trial" });
+    const run = newRun();
+    expect((await trial.propose(run, { tool: "noop", args: {} })).status).toBe(200);
+    expect((await trial.runStatus(run)).limits).toMatchObject({
+      max_mutations: 1,
+      max_paid_calls: 5,
+      deadline_ms: 300_000,
+    });
+    const loose = await trial.put(`/v1/runs/${newRun()}`, { max_mutations: 2 });
+    expect(loose.status).toBe(422);
+    expect(await json(loose)).toMatchObject({ field: "max_mutations" });
   });
 });

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../src/core/canonical.ts";
 import {
+  callerWith,
   demoTicket,
   json,
   newRun,
@@ -103,5 +104,16 @@ describe("one create per ticket", () => {
     expect((await stub.propose(ref, await proposal("k-direct-0001"))).kind).toBe("admit");
     const second = await stub.propose(ref, await proposal("k-direct-0002"));
     expect(second.kind === "refuse" && second.refusal.reason).toBe("target_cap_exhausted");
+  });
+
+  it("keeps one tenant's claim on a ticket id from blocking another tenant", async () => {
+    const ticket = newTicketId();
+    const [a, b] = [await callerWith(), await callerWith()];
+    const call = (k: string) => ticketCall("create_ticket", { ticket_id: ticket }, key(k));
+    expect((await a.propose(newRun(), call("a"))).status).toBe(200);
+    expect((await b.propose(newRun(), call("b"))).status).toBe(200);
+    expect(await json(await a.propose(newRun(), call("a2")))).toMatchObject({
+      reason: "target_cap_exhausted",
+    });
   });
 });
