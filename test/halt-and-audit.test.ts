@@ -65,7 +65,7 @@ describe("the kill switch and the audit log", () => {
     expect(rest.entries.map((e) => e.seq)).toEqual([3, 4, 5]);
     expect(rest.next_after).toBeNull();
     const nd = await get(`/v1/runs/${run}/audit?limit=3`, { Accept: "application/x-ndjson" });
-    expect(nd.headers.get("Content-Type")).toBe("application/x-ndjson");
+    expect(nd.headers.get("Content-Type")).toBe("application/x-ndjson; charset=utf-8");
     expect(nd.headers.get("Link")).toBe('<?after=3&limit=3>; rel="next"');
     const lines = (await nd.text())
       .trimEnd()

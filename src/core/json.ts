@@ -180,9 +180,7 @@ class Parser {
     this.pos = pos;
     if (simple) return text.charCodeAt(start) === 0x2d ? -int : int;
     const n = Number(text.slice(start, pos));
-    if (!Number.isFinite(n)) {
-      this.fail(start, "The number does not fit a finite 64-bit float");
-    }
+    if (!Number.isFinite(n)) this.fail(start, "The number does not fit a finite 64-bit float");
     return n;
   }
 
@@ -236,10 +234,10 @@ class Parser {
   private escape(): string {
     const pos = this.pos;
     const e = this.text.charCodeAt(pos + 1);
-    const simple = ESCAPES.get(e);
-    if (simple !== undefined) {
+    const index = ESCAPE_NAMES.indexOf(String.fromCharCode(e));
+    if (index >= 0) {
       this.pos = pos + 2;
-      return simple;
+      return ESCAPE_VALUES.charAt(index);
     }
     if (e !== 0x75) this.fail(pos, "Invalid escape sequence in a string");
     const unit = this.hex4(pos + 2);
@@ -308,17 +306,9 @@ function quote(s: string): string {
   return JSON.stringify(s.length > 64 ? `${s.slice(0, 64)}…` : s);
 }
 
-// RFC 8259 §7: the two-character escapes, by the character after the backslash.
-const ESCAPES: ReadonlyMap<number, string> = new Map([
-  [0x22, '"'],
-  [0x5c, "\\"],
-  [0x2f, "/"],
-  [0x62, "\b"],
-  [0x66, "\f"],
-  [0x6e, "\n"],
-  [0x72, "\r"],
-  [0x74, "\t"],
-]);
+// RFC 8259 §7: a backslash and a character of ESCAPE_NAMES stand for the same-index value.
+const ESCAPE_NAMES = '"\\/bfnrt';
+const ESCAPE_VALUES = '"\\/\b\f\n\r\t';
 
 /** The value of one hex digit, or -1. */
 function hexDigit(c: number): number {

@@ -1,12 +1,12 @@
 import { Hono } from "hono";
 import { type CatalogueFormat, catalogue } from "../catalogue.ts";
+import type { Fence } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { proposeCall } from "./calls.ts";
 import type { AppContext, AppEnv, Principal } from "./context.ts";
 import { problem } from "./problem.ts";
-import { haltRun, runAudit, runRef, runStatus } from "./runs.ts";
+import { haltRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
 
@@ -20,13 +20,15 @@ function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
   };
 }
 
-export function buildApp(): Hono<AppEnv> {
+/** The fence's routes, deciding with `fence` (the worker passes the one it loaded). */
+export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
   app.use("/v1/*", async function principal(c, next) {
     c.set("principal", DEVELOPMENT);
+    c.set("fence", fence);
     await next();
   });
 
@@ -38,8 +40,8 @@ export function buildApp(): Hono<AppEnv> {
       );
     }
     const names = c.get("principal").tools;
-    const tools = [...FENCE.tools.values()].filter(
-      (t) => FENCE.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
+    const tools = [...fence.tools.values()].filter(
+      (t) => fence.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
     );
     return c.json(catalogue(tools, format));
   });
@@ -47,6 +49,7 @@ export function buildApp(): Hono<AppEnv> {
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", withRun(runAudit));
+  app.get("/v1/runs/:run_id/escalations", withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", withRun(haltRun));
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));

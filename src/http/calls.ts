@@ -5,7 +5,6 @@ import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { type Execution, execute } from "../execute/execute.ts";
-import { FENCE } from "../fence.ts";
 import type {
   BudgetView,
   CacheStatus,
@@ -37,7 +36,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
-        FENCE,
+        c.get("fence"),
         { contentType, text, headerKey, callerTools: c.get("principal").tools },
         { maxDepth: MAX_JSON_DEPTH },
       )
@@ -59,7 +58,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
   });
-  const proposal = proposalOf(call, callId, evidence);
+  const proposal = proposalOf(c, call, callId, evidence);
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const lead = route.kind === "lead" ? route.lead : null;
   try {
@@ -116,7 +115,12 @@ async function admitAndRun(
 }
 
 /** The ledger's view of a gated call; a miss is charged, `outcome` is set later. */
-function proposalOf(call: GatedCall, callId: string, evidence: Evidence): LedgerProposal {
+function proposalOf(
+  c: AppContext,
+  call: GatedCall,
+  callId: string,
+  evidence: Evidence,
+): LedgerProposal {
   return {
     callId,
     tool: call.contract.name,
@@ -125,17 +129,16 @@ function proposalOf(call: GatedCall, callId: string, evidence: Evidence): Ledger
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
-    leaseMs: timeoutOf(call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
+    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
     evidence,
   };
 }
 
-function timeoutOf(call: GatedCall, untilDeadline: number): number {
-  return Math.max(
-    1,
-    Math.min(call.contract.timeoutMs, FENCE.policy.call_timeout_cap_ms, untilDeadline),
-  );
+/** The call's wall-clock limit: the tool's own, the policy's cap, and the run's deadline. */
+function timeoutOf(c: AppContext, call: GatedCall, untilDeadline: number): number {
+  const cap = c.get("fence").policy.call_timeout_cap_ms;
+  return Math.max(1, Math.min(call.contract.timeoutMs, cap, untilDeadline));
 }
 
 async function run(
@@ -151,7 +154,7 @@ async function run(
     tenant: ref.tenant,
     runId: ref.runId,
     upstreamKey,
-    timeoutMs: timeoutOf(call, deadlineAt - Date.now()),
+    timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
   });
 }
 

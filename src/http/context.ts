@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Fence } from "../core/policy.ts";
 
 /** Who is calling, as established by authentication. */
 export interface Principal {
@@ -13,7 +14,12 @@ export interface Principal {
 /** Hono environment of the fence's routes. */
 export interface AppEnv {
   Bindings: Env;
-  Variables: { principal: Principal };
+  Variables: {
+    /** Who is calling. */
+    principal: Principal;
+    /** The contracts and policy the routes decide with. */
+    fence: Fence;
+  };
 }
 
 export type AppContext = Context<AppEnv>;

@@ -1,5 +1,5 @@
 import { refuse } from "../core/reasons.ts";
-import type { RunRef } from "../ledger/protocol.ts";
+import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "./limits.ts";
 import { problem } from "./problem.ts";
@@ -43,8 +43,8 @@ function pageParam(value: string | undefined, fallback: number, max: number): nu
   return Math.min(Number(value), max);
 }
 
-/** `GET /v1/runs/{run_id}/audit?after=SEQ&limit=N`, JSON or NDJSON. */
-export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
+/** The `?after=SEQ&limit=N` cursor of a paged route, or a refusal. */
+function pageOf(c: AppContext): { after: number; limit: number } | Response {
   const after = pageParam(c.req.query("after"), 0, Number.MAX_SAFE_INTEGER);
   const limit = pageParam(c.req.query("limit"), AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX);
   if (after === null || limit === null || limit === 0) {
@@ -52,12 +52,39 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
       refuse("malformed_payload", "after and limit are non-negative integers; limit ≥ 1."),
     );
   }
-  const entries = await ledgerOf(c.env, ref).audit(after, limit);
+  return { after, limit };
+}
+
+/** The cursor of the page after `entries`, or null when this page is the last. */
+function nextAfter(entries: AuditEntry[], limit: number): number | null {
   const last = entries.at(-1);
-  const next = entries.length === limit && last !== undefined ? last.seq : null;
+  return entries.length === limit && last !== undefined ? last.seq : null;
+}
+
+/** `GET /v1/runs/{run_id}/escalations`: the calls that need a human, with reason and payload. */
+export async function runEscalations(c: AppContext, ref: RunRef): Promise<Response> {
+  const page = pageOf(c);
+  if (page instanceof Response) return page;
+  const entries = await ledgerOf(c.env, ref).escalations(page.after, page.limit);
+  return c.json({
+    run_id: ref.runId,
+    escalations: entries,
+    next_after: nextAfter(entries, page.limit),
+  });
+}
+
+/** `GET /v1/runs/{run_id}/audit?after=SEQ&limit=N`, JSON or NDJSON. */
+export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
+  const page = pageOf(c);
+  if (page instanceof Response) return page;
+  const { after, limit } = page;
+  const entries = await ledgerOf(c.env, ref).audit(after, limit);
+  const next = nextAfter(entries, limit);
   if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
     const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
-    const headers: Record<string, string> = { "Content-Type": "application/x-ndjson" };
+    const headers: Record<string, string> = {
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+    };
     // RFC 8288: the next page is a link, since NDJSON has no envelope to carry it.
     if (next !== null) headers.Link = `<?after=${next}&limit=${limit}>; rel="next"`;
     return new Response(lines, { headers });

@@ -161,6 +161,18 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
+  /** Calls that need a human (`escalate`), oldest first, after `after`. */
+  escalations(after: number, limit: number): AuditEntry[] {
+    return this.sql
+      .exec<AuditRow>(
+        "SELECT * FROM audit WHERE decision = 'escalate' AND seq > ? ORDER BY seq LIMIT ?",
+        after,
+        limit,
+      )
+      .toArray()
+      .map(auditEntry);
+  }
+
   /** Drop idempotency keys past their retention, then wake again for the next one. */
   override async alarm(): Promise<void> {
     const now = Date.now();
