@@ -1,8 +1,68 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import policy from "../../contracts/policy.json" with { type: "json" };
 import { edgeUrl, kvKey, store } from "../../src/cache/tiers.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
+import { loadFence } from "../../src/core/policy.ts";
+import { buildApp } from "../../src/http/app.ts";
+import { json, newRun } from "../helpers.ts";
+import { reply, UpstreamDouble } from "../upstream-double.ts";
 import { doubleTool, freshTiers, newService, readThrough } from "./helpers.ts";
 
+/** A cacheable paid read whose upstream is the double. */
+const inventory: ToolContract = {
+  name: "inventory",
+  version: "v1",
+  description: "Stock of one item.",
+  effect: "read",
+  paid: true,
+  input: v.strictObject({ sku: v.string() }),
+  output: v.strictObject({ stock: v.number() }),
+  timeoutMs: 1000,
+  cacheTtlSeconds: 300,
+  sharedCache: false,
+  upstream: { kind: "service", binding: "UPSTREAM", method: "GET", path: "/stock" },
+};
+
+const loaded = loadFence({ ...policy, allowed_tools: ["inventory"] }, [inventory]);
+if (!loaded.ok) throw new Error(loaded.error.join("; "));
+const app = buildApp(loaded.value);
+
+async function askStock(double: UpstreamDouble, sku: string): Promise<Response> {
+  const ctx = createExecutionContext();
+  const request = new Request(`http://fence.test/v1/runs/${newRun()}/calls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ tool: "inventory", args: { sku } }),
+  });
+  const response = await app.fetch(request, { ...env, UPSTREAM: double }, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
 describe("results that break the output contract", () => {
+  it("are answered as an escalation and never cached: the next call asks the upstream again", async () => {
+    const double = new UpstreamDouble(reply(200, { stock: "plenty" }));
+    const sku = crypto.randomUUID();
+    const first = await askStock(double, sku);
+    expect(first.status).toBe(502);
+    expect(first.headers.get("X-Cache")).toBe("miss");
+    expect(await json(first)).toMatchObject({ reason: "output_contract_violation" });
+    const second = await askStock(double, sku);
+    expect(second.headers.get("X-Cache")).toBe("miss");
+    expect(double.received).toHaveLength(2);
+  });
+
+  it("are cached once the upstream answers within the contract", async () => {
+    const double = new UpstreamDouble(reply(200, { stock: 3 }));
+    const sku = crypto.randomUUID();
+    expect((await askStock(double, sku)).headers.get("X-Cache")).toBe("miss");
+    expect((await askStock(double, sku)).headers.get("X-Cache")).toBe("hit-edge");
+    expect(double.received).toHaveLength(1);
+  });
+
   it("are never cached: the next identical call runs the tool again", async () => {
     const tiers = await freshTiers();
     const tool = doubleTool(() => ({ logs: [42] }));
