@@ -16,6 +16,8 @@ export interface Hit {
 export interface ResultTiers {
   /** This data centre's cache (`caches.default` on the call path). */
   edge: Cache;
+  /** Origin of the edge tier's synthetic URLs: the fence's own, as the request reached it. */
+  origin: string;
   /** The global tier. */
   kv: KVNamespace;
 }
@@ -31,12 +33,13 @@ interface Entry {
 /** Cloudflare KV refuses expirations less than 60 s ahead ("Expiring keys", KV docs). */
 const KV_MIN_TTL_SECONDS = 60;
 
-/** Origin of the synthetic GET URLs the Cache API files entries under; never fetched. */
-const EDGE_ORIGIN = "https://results.toolfence.internal";
-
-/** The synthetic URL of a key in the Cache API (which only keys by request URL). */
-export function edgeUrl(key: string): string {
-  return `${EDGE_ORIGIN}/v1/${key}`;
+/**
+ * The synthetic GET URL a key is filed under in the Cache API, which keys by request URL;
+ * never fetched, and no route answers it. It is on the fence's own host because
+ * Cloudflare's Cache API docs warn that another hostname costs DNS lookups.
+ */
+export function edgeUrl(origin: string, key: string): string {
+  return `${origin}/_toolfence/results/v1/${key}`;
 }
 
 /** The KV key of a cache key. */
@@ -45,8 +48,8 @@ export function kvKey(key: string): string {
 }
 
 /** The tiers of the call path: this data centre's default cache and the `RESULTS` namespace. */
-export function tiersOf(env: Env): ResultTiers {
-  return { edge: caches.default, kv: env.RESULTS };
+export function tiersOf(env: Env, requestUrl: string): ResultTiers {
+  return { edge: caches.default, origin: new URL(requestUrl).origin, kv: env.RESULTS };
 }
 
 /**
@@ -61,11 +64,11 @@ export async function lookup(
   key: string,
   defer: (write: Promise<unknown>) => void,
 ): Promise<Hit | null> {
-  const edge = usable(contract, await guarded(readEdge(tiers.edge, key)));
+  const edge = usable(contract, await guarded(readEdge(tiers, key)));
   if (edge !== null) return { tier: "hit-edge", result: edge.result };
   const kv = usable(contract, await guarded(readKv(tiers.kv, key)));
   if (kv === null) return null;
-  defer(guarded(writeEdge(tiers.edge, key, kv)));
+  defer(guarded(writeEdge(tiers, key, kv)));
   return { tier: "hit-kv", result: kv.result };
 }
 
@@ -83,7 +86,7 @@ export async function store(
   if (!validateOutput(contract, result).ok) return false;
   const entry: Entry = { result, expires_at: Date.now() + contract.cacheTtlSeconds * 1000 };
   await Promise.all([
-    guarded(writeEdge(tiers.edge, key, entry)),
+    guarded(writeEdge(tiers, key, entry)),
     guarded(
       tiers.kv.put(kvKey(key), JSON.stringify(entry), {
         expirationTtl: Math.max(KV_MIN_TTL_SECONDS, contract.cacheTtlSeconds),
@@ -93,8 +96,8 @@ export async function store(
   return true;
 }
 
-async function readEdge(edge: Cache, key: string): Promise<Entry | null> {
-  const response = await edge.match(edgeUrl(key));
+async function readEdge(tiers: ResultTiers, key: string): Promise<Entry | null> {
+  const response = await tiers.edge.match(edgeUrl(tiers.origin, key));
   return response === undefined ? null : entryOf(await response.text());
 }
 
@@ -104,13 +107,13 @@ async function readKv(kv: KVNamespace, key: string): Promise<Entry | null> {
 }
 
 /** Write an entry to the edge for what is left of its life (RFC 9111 §5.2.2.1 max-age). */
-async function writeEdge(edge: Cache, key: string, entry: Entry): Promise<void> {
+async function writeEdge(tiers: ResultTiers, key: string, entry: Entry): Promise<void> {
   const seconds = Math.floor((entry.expires_at - Date.now()) / 1000);
   if (seconds <= 0) return;
   const response = new Response(JSON.stringify(entry), {
     headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${seconds}` },
   });
-  await edge.put(edgeUrl(key), response);
+  await tiers.edge.put(edgeUrl(tiers.origin, key), response);
 }
 
 function entryOf(text: string): Entry | null {

@@ -51,7 +51,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   }
   const call = gated.value;
   const route = await routeRead({
-    tiers: tiersOf(c.env),
+    tiers: tiersOf(c.env, c.req.url),
     contract: call.contract,
     args: call.args,
     tenant: ref.tenant,

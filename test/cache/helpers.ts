@@ -7,6 +7,9 @@ import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
 import worker from "../../src/index.ts";
 
+/** The origin the tests call the fence at. */
+export const FENCE_ORIGIN = "http://fence.test";
+
 /** A service name no other test uses, so the demo backend's counter is this test's own. */
 export function newService(): string {
   return `svc-${crypto.randomUUID()}`;
@@ -27,7 +30,7 @@ export async function proposeSettled(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const ctx = createExecutionContext();
-  const request = new Request(`http://fence.test/v1/runs/${runId}/calls`, {
+  const request = new Request(`${FENCE_ORIGIN}/v1/runs/${runId}/calls`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
@@ -45,7 +48,8 @@ export async function backendQueries(service: string): Promise<number> {
 
 /** Empty tiers of the test's own: a fresh named cache and the shared KV namespace. */
 export async function freshTiers(): Promise<ResultTiers> {
-  return { edge: await caches.open(`test-${crypto.randomUUID()}`), kv: env.RESULTS };
+  const edge = await caches.open(`test-${crypto.randomUUID()}`);
+  return { edge, origin: FENCE_ORIGIN, kv: env.RESULTS };
 }
 
 /** A logs tool whose upstream is a counted double answering `answer`. */

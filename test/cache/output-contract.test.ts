@@ -72,7 +72,7 @@ describe("results that break the output contract", () => {
     const second = await readThrough(tiers, tool.contract, args, "acme");
     expect(second.cache).toBe("miss");
     expect(tool.runs()).toBe(2);
-    expect(await tiers.edge.match(edgeUrl(second.key ?? ""))).toBeUndefined();
+    expect(await tiers.edge.match(edgeUrl(tiers.origin, second.key ?? ""))).toBeUndefined();
     expect(await tiers.kv.get(kvKey(second.key ?? ""))).toBeNull();
   });
 
@@ -82,7 +82,7 @@ describe("results that break the output contract", () => {
     const key = `k-${crypto.randomUUID()}`;
     expect(await store(tiers, contract, key, { logs: "not a list" })).toBe(false);
     expect(await store(tiers, contract, key, { logs: [], extra: true })).toBe(false);
-    expect(await tiers.edge.match(edgeUrl(key))).toBeUndefined();
+    expect(await tiers.edge.match(edgeUrl(tiers.origin, key))).toBeUndefined();
     expect(await tiers.kv.get(kvKey(key))).toBeNull();
   });
 
@@ -93,7 +93,7 @@ describe("results that break the output contract", () => {
     const stored = await readThrough(tiers, loose.contract, args, "acme");
     const entry = JSON.stringify({ result: { logs: [7] }, expires_at: Date.now() + 60_000 });
     await tiers.kv.put(kvKey(stored.key ?? ""), entry);
-    await tiers.edge.delete(edgeUrl(stored.key ?? ""));
+    await tiers.edge.delete(edgeUrl(tiers.origin, stored.key ?? ""));
     expect((await readThrough(tiers, loose.contract, args, "acme")).cache).toBe("miss");
     expect(loose.runs()).toBe(2);
   });
