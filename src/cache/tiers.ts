@@ -74,7 +74,8 @@ export async function lookup(
 
 /**
  * Store a result in both tiers for the tool's TTL. Only a read with a TTL, and only a
- * result that passes the output contract, is ever stored; returns whether it was.
+ * result that passes the output contract, is ever stored: false when it was refused. A
+ * tier that fails to write is logged, not reported: the next lookup simply misses there.
  */
 export async function store(
   tiers: ResultTiers,
