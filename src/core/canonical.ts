@@ -44,7 +44,7 @@ export interface CacheKeyInput {
  * Hex SHA-256 of the JCS form of `{ tool, version, args }`, plus `tenant` when the
  * result is tenant-scoped, so one tenant can never read another's entry.
  */
-export function cacheKey(input: CacheKeyInput): Promise<string> {
+export async function cacheKey(input: CacheKeyInput): Promise<string> {
   const { tool, version, args, tenant } = input;
   const scoped = tenant === null ? { tool, version, args } : { tool, version, args, tenant };
   return sha256Hex(canonicalize(scoped));

@@ -36,11 +36,23 @@ demo.post("/tickets/:id/comments", async (c) => {
   return answer(await d.comment(c.req.param("id"), body, key));
 });
 
+/**
+ * Queries the log backend has answered in this isolate, per service: what the fence's
+ * result cache is meant to save, so the demo counts it.
+ */
+const logQueries = new Map<string, number>();
+
 demo.post("/logs/query", async (c) => {
   const { service, window } = await c.req.json<{ service: string; window: string }>();
+  logQueries.set(service, (logQueries.get(service) ?? 0) + 1);
   const [lo, hi] = latencyRange(c.env.DEMO_LOG_LATENCY_MS);
   if (hi > 0) await scheduler.wait(lo + Math.random() * (hi - lo));
   return c.json({ logs: syntheticLogs(service, window) });
+});
+
+demo.get("/logs/queries/:service", (c) => {
+  const service = c.req.param("service");
+  return c.json({ service, queries: logQueries.get(service) ?? 0 });
 });
 
 /** The demo upstreams as a named entrypoint, bound to the fence as `DEMO`. */

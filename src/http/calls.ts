@@ -1,9 +1,11 @@
+import { asksNoCache, type CacheRoute, routeRead } from "../cache/read-through.ts";
+import { tiersOf } from "../cache/tiers.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
-import { execute } from "../execute/execute.ts";
+import { type Execution, execute } from "../execute/execute.ts";
 import type {
   BudgetView,
   CacheStatus,
@@ -44,57 +46,105 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
         ok: false as const,
         error: { refusal: body.error, tool: null, form: null, key: headerKey },
       };
-  const reject = async (refusal: Refusal, tool: string | null, form: string | null) => {
-    const key = gated.ok ? gated.value.key : gated.error.key;
+  if (!gated.ok) {
+    const { refusal, tool, form, key } = gated.error;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return problem(refusal, { call_id: callId, budget });
-  };
-  if (!gated.ok) return reject(gated.error.refusal, gated.error.tool, gated.error.form);
+  }
   const call = gated.value;
-  const cache: CacheStatus | null = call.contract.effect === "read" ? "bypass" : null;
+  const route = await routeRead({
+    tiers: tiersOf(c.env, c.req.url),
+    contract: call.contract,
+    args: call.args,
+    tenant: ref.tenant,
+    noCache: asksNoCache(c.req.header("Cache-Control")),
+    defer: (work) => c.executionCtx.waitUntil(work),
+  });
+  const proposal = proposalOf(c, call, callId, evidence);
+  if (route.kind === "served") return served(ledger, ref, proposal, route);
+  const lead = route.kind === "lead" ? route.lead : null;
+  try {
+    return await admitAndRun(c, ref, call, proposal, route, started);
+  } finally {
+    // Joiners must never wait on a leader that was refused or threw before landing.
+    lead?.land(null);
+  }
+}
+
+type Ledger = ReturnType<typeof ledgerOf>;
+
+/** A call with no backend query of its own: free, recorded with its outcome in one step. */
+async function served(
+  ledger: Ledger,
+  ref: RunRef,
+  proposal: LedgerProposal,
+  route: Extract<CacheRoute, { kind: "served" }>,
+): Promise<Response> {
+  const outcome = outcomeOf(route.execution, proposal.callId, "cached", route.cache);
+  const answer = await ledger.propose(ref, { ...proposal, paid: false, outcome });
+  if (answer.kind === "refuse") {
+    return problem(answer.refusal, { call_id: proposal.callId, budget: answer.budget });
+  }
+  return respond(outcome, answer.budget, route.key);
+}
+
+/**
+ * A call that reaches the tool: its tenant-wide target claimed (if a rule needs one; see
+ * TenantLedger), charged, run outside the ledger, then settled.
+ */
+async function admitAndRun(
+  c: AppContext,
+  ref: RunRef,
+  call: GatedCall,
+  proposal: LedgerProposal,
+  route: Exclude<CacheRoute, { kind: "served" }>,
+  started: number,
+): Promise<Response> {
+  const { callId } = proposal;
+  const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
   const hold = await holdTarget(c.env, ref, call, rule, callId);
-  if (hold.refusal !== null) return reject(hold.refusal, call.contract.name, call.form);
-  const leaseMs = timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS;
-  const answer = await ledger.propose(
-    ref,
-    proposalOf(call, callId, targetOf(rule, call.args), leaseMs, evidence),
-  );
+  if (hold.refusal !== null) {
+    const { refusal } = hold;
+    const { tool, form, key, evidence } = proposal;
+    const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return problem(refusal, { call_id: callId, budget });
+  }
+  const answer = await ledger.propose(ref, proposal);
   if (answer.kind === "refuse") {
     await hold.release();
     return problem(answer.refusal, { call_id: callId, budget: answer.budget });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
-  const outcome = await run(c, ref, call, callId, answer.deadlineAt, cache);
+  const execution = await run(c, ref, call, answer.deadlineAt);
+  if (route.kind === "lead") route.lead.land(execution);
+  const outcome = outcomeOf(execution, callId, "applied", route.cache);
   const budget = await ledger.settle(ref, {
     callId,
     key: call.contract.effect === "mutate" ? call.key : null,
     outcome,
     durationMs: Date.now() - started,
   });
-  return respond(outcome, budget);
+  return respond(outcome, budget, route.key);
 }
 
-/** A gated call as the run's ledger decides it. */
+/** The ledger's view of a gated call; a miss is charged, `outcome` is set later. */
 function proposalOf(
+  c: AppContext,
   call: GatedCall,
   callId: string,
-  target: string | null,
-  leaseMs: number,
   evidence: Evidence,
 ): LedgerProposal {
-  const { contract, form, key, fingerprint } = call;
-  const { name: tool, effect, paid } = contract;
   return {
     callId,
-    tool,
-    form,
-    effect,
-    paid,
-    key,
-    fingerprint,
-    target,
-    leaseMs,
+    tool: call.contract.name,
+    form: call.form,
+    effect: call.contract.effect,
+    paid: call.contract.paid,
+    key: call.key,
+    fingerprint: call.fingerprint,
+    target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
+    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
     evidence,
   };
@@ -110,24 +160,28 @@ async function run(
   c: AppContext,
   ref: RunRef,
   call: GatedCall,
-  callId: string,
   deadlineAt: number,
-  cache: CacheStatus | null,
-): Promise<Outcome> {
+): Promise<Execution> {
   const upstreamKey =
     call.key === null ? null : `tf-${await sha256Hex(`${ref.tenant}\n${ref.runId}\n${call.key}`)}`;
-  const execution = await execute(call.contract, call.args, {
+  return execute(call.contract, call.args, {
     env: c.env,
     tenant: ref.tenant,
     runId: ref.runId,
     upstreamKey,
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
   });
-  if (execution.ok) {
-    const body = JSON.stringify({ decision: "applied", result: execution.result, call_id: callId });
-    return { decision: "applied", reason: null, status: 200, body, cache };
-  }
-  return failed(execution.refusal, callId, cache);
+}
+
+function outcomeOf(
+  execution: Execution,
+  callId: string,
+  decision: "applied" | "cached",
+  cache: CacheStatus | null,
+): Outcome {
+  if (!execution.ok) return failed(execution.refusal, callId, cache);
+  const body = JSON.stringify({ decision, result: execution.result, call_id: callId });
+  return { decision, reason: null, status: 200, body, cache };
 }
 
 function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Outcome {
@@ -140,12 +194,18 @@ function withBudget(body: string, budget: BudgetView, patch: Record<string, unkn
   return JSON.stringify({ ...(JSON.parse(body) as object), ...patch, budget });
 }
 
-function respond(outcome: Outcome, budget: BudgetView): Response {
+/** The answer of a call that ran or was served; a cacheable read names its `cache_key`. */
+function respond(outcome: Outcome, budget: BudgetView, cacheKey: string | null): Response {
   const headers = new Headers({
     "Content-Type": outcome.status === 200 ? "application/json" : "application/problem+json",
   });
   if (outcome.cache !== null) headers.set("X-Cache", outcome.cache);
-  return new Response(withBudget(outcome.body, budget), { status: outcome.status, headers });
+  if (cacheKey !== null) headers.set("X-Cache-Key", cacheKey);
+  const patch = cacheKey === null ? {} : { cache_key: cacheKey };
+  return new Response(withBudget(outcome.body, budget, patch), {
+    status: outcome.status,
+    headers,
+  });
 }
 
 function replayed(status: number, body: string, budget: BudgetView): Response {

@@ -1,0 +1,97 @@
+import { cacheKey } from "../core/canonical.ts";
+import type { ToolContract } from "../core/contract.ts";
+import type { Execution } from "../execute/execute.ts";
+import type { CacheStatus } from "../ledger/protocol.ts";
+import { type Flight, flightOf, takeOff } from "./flights.ts";
+import { lookup, type ResultTiers, store } from "./tiers.ts";
+
+/** A call that passed the gate, as the cache sees it. */
+export interface CachedRead {
+  /** Where results are looked up and stored. */
+  tiers: ResultTiers;
+  /** The tool's contract. */
+  contract: ToolContract;
+  /** The validated output of the input schema (defaults applied). */
+  args: unknown;
+  /** Tenant of the caller; part of the key unless the contract shares results. */
+  tenant: string;
+  /** The caller sent `Cache-Control: no-cache`. */
+  noCache: boolean;
+  /** Runs work the answer does not wait for (`waitUntil`). */
+  defer: (work: Promise<unknown>) => void;
+}
+
+/** The leader's duty: hand its execution over, once, whatever happened. */
+export interface Lead {
+  /** Give the execution to joiners and store it if it passed; null when it never ran. */
+  land(execution: Execution | null): void;
+}
+
+/** How a call goes with respect to the cache. */
+export type CacheRoute =
+  /** Not cacheable: a mutation (`cache` null) or a read with a TTL of 0 (`bypass`). */
+  | { kind: "uncached"; key: null; cache: "bypass" | null }
+  /** Answered with no backend query of its own: from a tier, or by joining a flight. */
+  | { kind: "served"; key: string; cache: CacheStatus; execution: Execution }
+  /** The caller runs the tool, charged, and must `land` what it got. */
+  | { kind: "lead"; key: string; cache: "miss" | "bypass"; lead: Lead };
+
+/** RFC 9111 §5.2.1.4: whether a request's Cache-Control carries `no-cache`. */
+export function asksNoCache(cacheControl: string | undefined): boolean {
+  // An untrusted header: only a short one is read at all.
+  if (cacheControl === undefined || cacheControl.length > 256) return false;
+  return cacheControl
+    .split(",")
+    .some((d) => d.trim().split("=")[0]?.trim().toLowerCase() === "no-cache");
+}
+
+/**
+ * Route a gated call through the cache: a tier's entry, else the identical call already
+ * in flight in this isolate, else the caller leads (runs the tool and lands its result).
+ */
+export async function routeRead(read: CachedRead): Promise<CacheRoute> {
+  const { contract, tenant } = read;
+  if (contract.effect !== "read") return { kind: "uncached", key: null, cache: null };
+  if (contract.cacheTtlSeconds <= 0) return { kind: "uncached", key: null, cache: "bypass" };
+  const key = await cacheKey({
+    tool: contract.name,
+    version: contract.version,
+    args: read.args,
+    tenant: contract.sharedCache ? null : tenant,
+  });
+  // A fresh answer was asked for: no lookup and no joining, but the result refreshes the tiers.
+  if (read.noCache) return { kind: "lead", key, cache: "bypass", lead: leadOf(read, key, null) };
+  for (;;) {
+    const flight = flightOf(key);
+    if (flight !== null) {
+      const landing = await flight;
+      if (landing !== null) {
+        return { kind: "served", key, cache: landing.ok ? "hit-edge" : "miss", execution: landing };
+      }
+      continue;
+    }
+    const hit = await lookup(read.tiers, contract, key, read.defer);
+    if (hit !== null) {
+      return { kind: "served", key, cache: hit.tier, execution: { ok: true, result: hit.result } };
+    }
+    // The lookup awaited: an identical call may have taken off meanwhile, so look again.
+    if (flightOf(key) === null) {
+      return { kind: "lead", key, cache: "miss", lead: leadOf(read, key, takeOff(key)) };
+    }
+  }
+}
+
+function leadOf(read: CachedRead, key: string, flight: Flight | null): Lead {
+  let landed = false;
+  return {
+    land(execution) {
+      if (landed) return;
+      landed = true;
+      const stored = execution?.ok
+        ? store(read.tiers, read.contract, key, execution.result)
+        : Promise.resolve(false);
+      read.defer(stored);
+      flight?.land(execution, stored);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import type { ToolContract } from "../core/contract.ts";
+import { validateOutput } from "../core/validate.ts";
+
+/** Which tier answered a lookup. */
+export type HitTier = "hit-edge" | "hit-kv";
+
+/** A result found in one of the tiers. */
+export interface Hit {
+  /** The tier that had it. */
+  tier: HitTier;
+  /** The tool's result, as it passed the output contract. */
+  result: unknown;
+}
+
+/** Where cached results live. */
+export interface ResultTiers {
+  /** This data centre's cache (`caches.default` on the call path). */
+  edge: Cache;
+  /** Origin of the edge tier's synthetic URLs: the fence's own, as the request reached it. */
+  origin: string;
+  /** The global tier. */
+  kv: KVNamespace;
+}
+
+/** What is stored under a key in both tiers. */
+interface Entry {
+  /** The tool's result. */
+  result: unknown;
+  /** Epoch ms after which the entry is never served, whatever a tier still holds. */
+  expires_at: number;
+}
+
+/** Cloudflare KV refuses expirations less than 60 s ahead ("Expiring keys", KV docs). */
+const KV_MIN_TTL_SECONDS = 60;
+
+/**
+ * The synthetic GET URL a key is filed under in the Cache API, which keys by request URL;
+ * never fetched, and no route answers it. It is on the fence's own host because
+ * Cloudflare's Cache API docs warn that another hostname costs DNS lookups.
+ */
+export function edgeUrl(origin: string, key: string): string {
+  return `${origin}/_toolfence/results/v1/${key}`;
+}
+
+/** The KV key of a cache key. */
+export function kvKey(key: string): string {
+  return `result/v1/${key}`;
+}
+
+/** The tiers of the call path: this data centre's default cache and the `RESULTS` namespace. */
+export function tiersOf(env: Env, requestUrl: string): ResultTiers {
+  return { edge: caches.default, origin: new URL(requestUrl).origin, kv: env.RESULTS };
+}
+
+/**
+ * Look a key up in the edge tier, then in KV. A KV hit is copied back to the edge through
+ * `defer`, so the answer does not wait for it. An entry past its `expires_at`, unreadable,
+ * or no longer passing the tool's output contract is a miss; so is a tier that fails,
+ * since the cache only ever saves work and must never fail a call.
+ */
+export async function lookup(
+  tiers: ResultTiers,
+  contract: ToolContract,
+  key: string,
+  defer: (write: Promise<unknown>) => void,
+): Promise<Hit | null> {
+  const edge = usable(contract, await guarded(readEdge(tiers, key)));
+  if (edge !== null) return { tier: "hit-edge", result: edge.result };
+  const kv = usable(contract, await guarded(readKv(tiers.kv, key)));
+  if (kv === null) return null;
+  defer(guarded(writeEdge(tiers, key, kv)));
+  return { tier: "hit-kv", result: kv.result };
+}
+
+/**
+ * Store a result in both tiers for the tool's TTL. Only a read with a TTL, and only a
+ * result that passes the output contract, is ever stored: false when it was refused. A
+ * tier that fails to write is logged, not reported: the next lookup simply misses there.
+ */
+export async function store(
+  tiers: ResultTiers,
+  contract: ToolContract,
+  key: string,
+  result: unknown,
+): Promise<boolean> {
+  if (contract.effect !== "read" || contract.cacheTtlSeconds <= 0) return false;
+  if (!validateOutput(contract, result).ok) return false;
+  const entry: Entry = { result, expires_at: Date.now() + contract.cacheTtlSeconds * 1000 };
+  await Promise.all([
+    guarded(writeEdge(tiers, key, entry)),
+    guarded(
+      tiers.kv.put(kvKey(key), JSON.stringify(entry), {
+        expirationTtl: Math.max(KV_MIN_TTL_SECONDS, contract.cacheTtlSeconds),
+      }),
+    ),
+  ]);
+  return true;
+}
+
+async function readEdge(tiers: ResultTiers, key: string): Promise<Entry | null> {
+  const response = await tiers.edge.match(edgeUrl(tiers.origin, key));
+  return response === undefined ? null : entryOf(await response.text());
+}
+
+async function readKv(kv: KVNamespace, key: string): Promise<Entry | null> {
+  const text = await kv.get(kvKey(key));
+  return text === null ? null : entryOf(text);
+}
+
+/** Write an entry to the edge for what is left of its life (RFC 9111 §5.2.2.1 max-age). */
+async function writeEdge(tiers: ResultTiers, key: string, entry: Entry): Promise<void> {
+  const seconds = Math.floor((entry.expires_at - Date.now()) / 1000);
+  if (seconds <= 0) return;
+  const response = new Response(JSON.stringify(entry), {
+    headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${seconds}` },
+  });
+  await tiers.edge.put(edgeUrl(tiers.origin, key), response);
+}
+
+function entryOf(text: string): Entry | null {
+  try {
+    const value = JSON.parse(text) as Partial<Entry> | null;
+    if (typeof value?.expires_at !== "number" || !("result" in value)) return null;
+    return { result: value.result, expires_at: value.expires_at };
+  } catch {
+    return null;
+  }
+}
+
+function usable(contract: ToolContract, entry: Entry | null): Entry | null {
+  if (entry === null || entry.expires_at <= Date.now()) return null;
+  return validateOutput(contract, entry.result).ok ? entry : null;
+}
+
+/** A tier's failure is logged and read as a miss (or a skipped write). */
+async function guarded<T>(work: Promise<T>): Promise<T | null> {
+  try {
+    return await work;
+  } catch (e) {
+    console.error("result cache tier failed", e);
+    return null;
+  }
+}

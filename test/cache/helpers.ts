@@ -1,0 +1,97 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { fetchServiceLogs } from "../../contracts/fetch_service_logs.ts";
+import { type CacheRoute, routeRead } from "../../src/cache/read-through.ts";
+import type { ResultTiers } from "../../src/cache/tiers.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
+import { execute } from "../../src/execute/execute.ts";
+import worker from "../../src/index.ts";
+import { devRequest } from "../helpers.ts";
+
+/** The origin the tests call the fence at. */
+export const FENCE_ORIGIN = "http://localhost";
+
+/** A service name no other test uses, so the demo backend's counter is this test's own. */
+export function newService(): string {
+  return `svc-${crypto.randomUUID()}`;
+}
+
+/** A `fetch_service_logs` call for `service`. */
+export function logsCall(service: string, window = "5m") {
+  return { tool: "fetch_service_logs", args: { service, window } };
+}
+
+/**
+ * POST a call to the worker and wait for the work it deferred (the cache writes), so
+ * a test sees the tiers as the next call will.
+ */
+export async function proposeSettled(
+  runId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const ctx = createExecutionContext();
+  const request = devRequest(`/v1/runs/${runId}/calls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const response = await worker.fetch(request, env, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+/** How many queries the demo log backend has answered for `service`. */
+export async function backendQueries(service: string): Promise<number> {
+  const res = await env.DEMO.fetch(`https://demo.internal/logs/queries/${service}`);
+  return ((await res.json()) as { queries: number }).queries;
+}
+
+/** Empty tiers of the test's own: a fresh named cache and the shared KV namespace. */
+export async function freshTiers(): Promise<ResultTiers> {
+  const edge = await caches.open(`test-${crypto.randomUUID()}`);
+  return { edge, origin: FENCE_ORIGIN, kv: env.RESULTS };
+}
+
+/** A logs tool whose upstream is a counted double answering `answer`. */
+export function doubleTool(
+  answer: (args: unknown) => unknown,
+  patch: Partial<ToolContract> = {},
+): { contract: ToolContract; runs: () => number } {
+  let runs = 0;
+  const upstream = {
+    kind: "inline" as const,
+    answer: (args: unknown) => {
+      runs += 1;
+      return answer(args);
+    },
+  };
+  return { contract: { ...fetchServiceLogs, upstream, ...patch }, runs: () => runs };
+}
+
+/**
+ * One read through the cache module as the call path drives it, without the ledger:
+ * route, run the tool when leading, land, and wait for the writes. Returns how it went.
+ */
+export async function readThrough(
+  tiers: ResultTiers,
+  contract: ToolContract,
+  args: unknown,
+  tenant: string,
+): Promise<CacheRoute> {
+  const writes: Promise<unknown>[] = [];
+  const route = await routeRead({
+    tiers,
+    contract,
+    args,
+    tenant,
+    noCache: false,
+    defer: (w) => writes.push(w),
+  });
+  if (route.kind === "lead") {
+    const context = { env, tenant, runId: "cache-test", upstreamKey: null, timeoutMs: 1000 };
+    route.lead.land(await execute(contract, args, context));
+  }
+  await Promise.all(writes);
+  return route;
+}
