@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { fingerprint } from "../src/core/canonical.ts";
 import { json, newRun, propose, put, runStatus, seedTicket, ticketCall } from "./helpers.ts";
 
+/** A log query no other test asks, so the result cache never answers it. */
 const logs = (i: number) => ({
   tool: "fetch_service_logs",
-  args: { service: `svc-${i}`, window: "5m" },
+  args: { service: `svc-${i}-${crypto.randomUUID().slice(0, 8)}`, window: "5m" },
 });
 
 describe("per-tool caps", () => {
@@ -79,6 +80,20 @@ describe("per-tool caps", () => {
     expect((await stub.propose(ref, await proposal(true))).kind).toBe("admit");
     const over = await stub.propose(ref, await proposal(false));
     expect(over.kind === "refuse" && over.refusal.reason).toBe("tool_cap_exhausted");
+    expect((await runStatus(run)).tool_calls).toEqual({ fetch_service_logs: 1 });
+  });
+
+  it("serves a cache hit of a tool whose cap is spent, since it never reaches the tool", async () => {
+    const run = newRun();
+    await put(`/v1/runs/${run}`, { tools: { fetch_service_logs: { max_calls_per_run: 1 } } });
+    const service = `svc-${crypto.randomUUID().slice(0, 8)}`;
+    const query = { tool: "fetch_service_logs", args: { service, window: "5m" } };
+    expect((await propose(run, query)).status).toBe(200);
+    const hit = await propose(run, query);
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("X-Cache")).toMatch(/^hit-/);
+    const other = { tool: "fetch_service_logs", args: { service, window: "1h" } };
+    expect(await json(await propose(run, other))).toMatchObject({ reason: "tool_cap_exhausted" });
     expect((await runStatus(run)).tool_calls).toEqual({ fetch_service_logs: 1 });
   });
 });
