@@ -3,8 +3,8 @@ const EVENTS = [
   "request served in {n} ms",
   "upstream timeout after {n} ms",
   "retry {n} triggered",
-  "connection pool at {n}% capacity",
-  "cache miss ratio {n}%",
+  "connection pool at {p}% capacity",
+  "cache miss ratio {p}%",
   "health check ok ({n} ms)",
 ] as const;
 
@@ -35,7 +35,9 @@ export function syntheticLogs(service: string, window: string): string[] {
     const level = LEVELS[Math.floor(next() * LEVELS.length)] ?? "INFO";
     const event = EVENTS[Math.floor(next() * EVENTS.length)] ?? EVENTS[0];
     const n = String(1 + Math.floor(next() * 999));
-    lines.push(`[${level}] ${service}: ${event.replace("{n}", n)} (window ${window})`);
+    const p = String(Math.floor(next() * 100));
+    const text = event.replace("{n}", n).replace("{p}", p);
+    lines.push(`[${level}] ${service}: ${text} (window ${window})`);
   }
   return lines;
 }
