@@ -88,6 +88,12 @@ export const validCall: fc.Arbitrary<FuzzCall> = fc
   .chain(draftOf)
   .map((d) => encode(d, `valid:${d.form}`, true));
 
+/** A valid mutation: what a runaway loop sends until the budget stops it. */
+export const validMutation: fc.Arbitrary<FuzzCall> = fc
+  .constantFrom(...TOOLS.filter((t) => t.mutates))
+  .chain(draftOf)
+  .map((d) => encode(d, `valid mutation:${d.form}`, true));
+
 type Mutation = (d: Draft, tool: ToolSpec) => fc.Arbitrary<[string, Draft]>;
 
 function args(d: Draft): Record<string, unknown> {
