@@ -292,3 +292,16 @@ export const fuzzCall: fc.Arbitrary<FuzzCall> = fc.oneof(
   { arbitrary: junk, weight: 2 },
   { arbitrary: envelopeAbuse, weight: 1 },
 );
+
+/** A run's calls, about one in five a retry: an earlier call of the run sent again as is. */
+export function session(minLength: number, maxLength: number): fc.Arbitrary<FuzzCall[]> {
+  const item = fc.tuple(fuzzCall, fc.integer({ min: 0, max: 9 }), fc.nat());
+  return fc.array(item, { minLength, maxLength }).map((items) => {
+    const calls: FuzzCall[] = [];
+    for (const [call, roll, back] of items) {
+      const earlier = roll < 2 ? calls[back % Math.max(1, calls.length)] : undefined;
+      calls.push(earlier === undefined ? call : { ...earlier, kind: `retry of ${earlier.kind}` });
+    }
+    return calls;
+  });
+}
