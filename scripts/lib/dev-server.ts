@@ -42,9 +42,20 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
 
 /**
  * Start `wrangler dev` on a free loopback port with fresh local state in a temporary
- * directory, passing `vars` as `--var NAME:VALUE`, and wait until it answers.
+ * directory, passing `vars` as `--var NAME:VALUE`, and wait until it answers. A port can be
+ * taken between the probe and wrangler's bind on a shared machine, so it tries three ports.
  */
 export async function startDev(vars: Record<string, string>): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(vars);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+async function startOnce(vars: Record<string, string>): Promise<DevServer> {
   const port = await freePort();
   const state = mkdtempSync(join(tmpdir(), "toolfence-bench-"));
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
