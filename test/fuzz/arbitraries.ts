@@ -1,14 +1,9 @@
 import fc from "fast-check";
-import {
-  BAD_KEYS,
-  type FieldSpec,
-  KEY_POOL,
-  nearMissKey,
-  nearMissTool,
-  TOOLS,
-  type ToolSpec,
-  validArgs,
-} from "./tools.ts";
+import { draftOf, encode, envelope, type FuzzCall, JSON_TYPE } from "./draft.ts";
+import { MUTATIONS } from "./mutations.ts";
+import { TOOLS } from "./tools.ts";
+
+export type { FuzzCall } from "./draft.ts";
 
 /**
  * Generators of proposed calls, shared by the property tests and `npm run fuzz`. Every
@@ -16,71 +11,7 @@ import {
  * run may still refuse it), an invalid one must never be applied, whatever the run.
  */
 
-/** One generated HTTP call. */
-export interface FuzzCall {
-  /** Which generator made it, for reports and failing examples. */
-  kind: string;
-  /** Whether the call keeps every contract; invalid calls must never be applied. */
-  valid: boolean;
-  /** The tool it names (or nearly names), or null for junk. */
-  tool: string | null;
-  /** Content-Type header, or null to send none. */
-  contentType: string | null;
-  /** Extra request headers. */
-  headers: Record<string, string>;
-  /** Body text. */
-  body: string;
-}
-
-/** The shapes a call can arrive in (src/core/body.ts). */
-type Form = "canonical" | "openai" | "anthropic" | "text";
-
-/** A call before it is encoded: mutated members are written over the valid ones. */
-interface Draft {
-  tool: string;
-  args: unknown;
-  key: unknown;
-  form: Form;
-  keyInHeader: boolean;
-  extra: Record<string, unknown>;
-}
-
-const JSON_TYPE = "application/json";
 const MODEL_PROSE = /^[A-Za-z][A-Za-z0-9 ,.!'?:-]{0,60}$/;
-
-function draftOf(tool: ToolSpec): fc.Arbitrary<Draft> {
-  return fc.record({
-    tool: fc.constant(tool.name),
-    args: validArgs(tool),
-    key: tool.mutates ? fc.constantFrom(...KEY_POOL) : fc.constant(undefined),
-    form: fc.constantFrom<Form>("canonical", "canonical", "openai", "anthropic", "text"),
-    keyInHeader: fc.boolean(),
-    extra: fc.constant({}),
-  });
-}
-
-/** The envelope of a draft in its form; text bodies carry the canonical form. */
-function envelope(d: Draft): Record<string, unknown> {
-  const bodyKey = d.key === undefined || d.keyInHeader ? {} : { idempotency_key: d.key };
-  if (d.form === "openai") {
-    const fn = { name: d.tool, arguments: JSON.stringify(d.args) };
-    return { type: "function", id: "call_1", function: fn, ...d.extra };
-  }
-  if (d.form === "anthropic") {
-    return { type: "tool_use", id: "toolu_1", name: d.tool, input: d.args, ...d.extra };
-  }
-  return { tool: d.tool, args: d.args, ...bodyKey, ...d.extra };
-}
-
-/** Keys of the body forms that cannot carry one travel in the header. */
-function encode(d: Draft, kind: string, valid: boolean): FuzzCall {
-  const inHeader = d.keyInHeader || d.form === "openai" || d.form === "anthropic";
-  const headers: Record<string, string> =
-    inHeader && typeof d.key === "string" ? { "Idempotency-Key": d.key } : {};
-  const body = JSON.stringify(envelope({ ...d, keyInHeader: inHeader }));
-  const contentType = d.form === "text" ? "text/plain" : JSON_TYPE;
-  return { kind, valid, tool: d.tool, contentType, headers, body };
-}
 
 /** A call that keeps every contract. */
 export const validCall: fc.Arbitrary<FuzzCall> = fc
@@ -93,77 +24,6 @@ export const validMutation: fc.Arbitrary<FuzzCall> = fc
   .constantFrom(...TOOLS.filter((t) => t.mutates))
   .chain(draftOf)
   .map((d) => encode(d, `valid mutation:${d.form}`, true));
-
-type Mutation = (d: Draft, tool: ToolSpec) => fc.Arbitrary<[string, Draft]>;
-
-function args(d: Draft): Record<string, unknown> {
-  return d.args as Record<string, unknown>;
-}
-
-function pickField(tool: ToolSpec, required = false): fc.Arbitrary<FieldSpec> {
-  const fields = tool.fields.filter((f) => f.required || !required);
-  return fc.constantFrom(...(fields.length > 0 ? fields : tool.fields));
-}
-
-/** Every mutation turns a valid call into one the contract refuses, whatever its form. */
-const MUTATIONS: readonly Mutation[] = [
-  (d) => nearMissTool(d.tool).map((tool) => ["near-miss tool", { ...d, tool }]),
-  (d, t) =>
-    pickField(t).chain((f) =>
-      f.nearMisses.map((v) => [`near-miss ${f.name}`, { ...d, args: { ...args(d), [f.name]: v } }]),
-    ),
-  (d, t) =>
-    pickField(t).chain((f) =>
-      // null only for required members: OpenAI strict mode sends null for an absent optional.
-      fc
-        .constantFrom<unknown>(24, true, [f.name], { value: "x" }, ...(f.required ? [null] : []))
-        .map((v) => [`wrong type ${f.name}`, { ...d, args: { ...args(d), [f.name]: v } }]),
-    ),
-  (d, t) =>
-    pickField(t).chain((f) =>
-      fc.integer({ min: 1, max: 200 }).map((over) => {
-        const v = "x".repeat(f.maxLength + over);
-        return [`oversized ${f.name}`, { ...d, args: { ...args(d), [f.name]: v } }];
-      }),
-    ),
-  (d, t) =>
-    fc
-      .oneof(
-        pickField(t).chain((f) => nearMissKey(f.name)),
-        fc.constantFrom("extra", "__meta"),
-      )
-      .filter((k) => !t.fields.some((f) => f.name === k))
-      .map((k) => [`extra key ${k}`, { ...d, args: { ...args(d), [k]: "x" } }]),
-  (d) =>
-    fc
-      .constantFrom("extra", "Tool", "arguments", "parameters", "metadata")
-      .map((k) => [`extra envelope key ${k}`, { ...d, extra: { [k]: 1 } }]),
-  (d, t) => {
-    const required = t.fields.filter((f) => f.required);
-    if (required.length === 0) return fc.constant(["args as list", { ...d, args: [d.args] }]);
-    return fc.constantFrom(...required).map((f) => {
-      const { [f.name]: _, ...rest } = args(d);
-      return [`missing ${f.name}`, { ...d, args: rest }];
-    });
-  },
-  (d) =>
-    fc
-      .constantFrom<[string, unknown]>(
-        ["args as list", [d.args]],
-        ["args as JSON string", JSON.stringify(d.args)],
-        ["args null", null],
-      )
-      .map(([kind, a]) => [kind, { ...d, args: a }]),
-  (d) =>
-    BAD_KEYS.map((key) => [
-      "bad idempotency key",
-      { ...d, key, keyInHeader: false, form: d.form === "text" ? "text" : "canonical" },
-    ]),
-  (d, t) =>
-    t.mutates
-      ? fc.constant(["mutation without key", { ...d, key: undefined }])
-      : fc.constant(["args as list", { ...d, args: [d.args] }]),
-];
 
 /** A valid call with exactly one thing made wrong. */
 export const mutatedCall: fc.Arbitrary<FuzzCall> = fc
