@@ -68,15 +68,16 @@ async function startOnce(vars: Record<string, string>): Promise<DevServer> {
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
   const url = `http://127.0.0.1:${port}`;
+  const drop = () => rmSync(state, { recursive: true, force: true });
   const stop = () => {
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch {
-        // Already gone.
-      }
+    if (child.pid === undefined || child.exitCode !== null) return drop();
+    // Drop the state once workerd is gone, or it may write into it again.
+    child.once("exit", drop);
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      drop();
     }
-    rmSync(state, { recursive: true, force: true });
   };
   try {
     await waitReady(url, child, 60_000);
