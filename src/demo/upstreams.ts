@@ -1,5 +1,6 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { inboxOf, receive } from "./inbox.ts";
 import { latencyRange, syntheticLogs } from "./logs.ts";
 import type { DeskAnswer, NewTicket } from "./TicketDesk.ts";
 
@@ -7,8 +8,10 @@ import type { DeskAnswer, NewTicket } from "./TicketDesk.ts";
  * The demo's upstream tools, reached through the `DEMO` service binding: a tickets
  * service with durable state that honours `Idempotency-Key`, and a log backend with
  * deterministic logs and a real backend's latency. They trust their input no more than
- * any upstream would; the fence is what keeps bad calls away from them.
+ * any upstream would: each checks what arrived against its tool's contract, counts it
+ * per run (`GET /inbox/{tenant}/{run}`), and refuses it with 400 when it breaks it.
  */
+type DemoContext = Context<{ Bindings: Env }>;
 const demo = new Hono<{ Bindings: Env }>();
 
 function desk(env: Env, tenant: string | undefined) {
@@ -19,8 +22,20 @@ function answer(a: DeskAnswer): Response {
   return Response.json(a.body, { status: a.status });
 }
 
+/** The request's JSON arguments if they keep `tool`'s contract, else null (and counted). */
+async function received<T>(c: DemoContext, tool: string): Promise<T | null> {
+  const tenant = c.req.header("X-Toolfence-Tenant") ?? "default";
+  const run = `${tenant}/${c.req.header("X-Toolfence-Run") ?? ""}`;
+  const args: unknown = await c.req.json().catch(() => undefined);
+  const key = c.req.header("Idempotency-Key") ?? null;
+  return receive(run, tool, args, key) ? (args as T) : null;
+}
+
+const OUTSIDE = { error: "the call breaks the tool's contract" };
+
 demo.post("/tickets", async (c) => {
-  const t = await c.req.json<NewTicket>();
+  const t = await received<NewTicket>(c, "create_ticket");
+  if (t === null) return c.json(OUTSIDE, 400);
   const key = c.req.header("Idempotency-Key") ?? null;
   return answer(await desk(c.env, c.req.header("X-Toolfence-Tenant")).create(t, key));
 });
@@ -30,10 +45,11 @@ demo.get("/tickets/:id", async (c) => {
 });
 
 demo.post("/tickets/:id/comments", async (c) => {
-  const { body } = await c.req.json<{ body: string }>();
+  const args = await received<{ body: string }>(c, "add_comment");
+  if (args === null) return c.json(OUTSIDE, 400);
   const key = c.req.header("Idempotency-Key") ?? null;
   const d = desk(c.env, c.req.header("X-Toolfence-Tenant"));
-  return answer(await d.comment(c.req.param("id"), body, key));
+  return answer(await d.comment(c.req.param("id"), args.body, key));
 });
 
 /**
@@ -43,17 +59,22 @@ demo.post("/tickets/:id/comments", async (c) => {
 const logQueries = new Map<string, number>();
 
 demo.post("/logs/query", async (c) => {
-  const { service, window } = await c.req.json<{ service: string; window: string }>();
-  logQueries.set(service, (logQueries.get(service) ?? 0) + 1);
+  const args = await received<{ service: string; window: string }>(c, "fetch_service_logs");
+  if (args === null) return c.json(OUTSIDE, 400);
+  logQueries.set(args.service, (logQueries.get(args.service) ?? 0) + 1);
   const [lo, hi] = latencyRange(c.env.DEMO_LOG_LATENCY_MS);
   if (hi > 0) await scheduler.wait(lo + Math.random() * (hi - lo));
-  return c.json({ logs: syntheticLogs(service, window) });
+  return c.json({ logs: syntheticLogs(args.service, args.window) });
 });
 
 demo.get("/logs/queries/:service", (c) => {
   const service = c.req.param("service");
   return c.json({ service, queries: logQueries.get(service) ?? 0 });
 });
+
+demo.get("/inbox/:tenant/:run", (c) =>
+  c.json(inboxOf(`${c.req.param("tenant")}/${c.req.param("run")}`)),
+);
 
 /** The demo upstreams as a named entrypoint, bound to the fence as `DEMO`. */
 export class DemoUpstreams extends WorkerEntrypoint<Env> {

@@ -1,0 +1,79 @@
+/**
+ * `npm run bench [-- --quick]`: what the fence costs, as figures, never as assertions.
+ * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { benchGate } from "./bench/gate.ts";
+import { benchGrowth } from "./bench/growth.ts";
+import { benchHttp } from "./bench/http.ts";
+import { markdown, plain, type Table } from "./bench/table.ts";
+import { startDev } from "./lib/dev-server.ts";
+
+const quick = process.argv.includes("--quick");
+const growthFlag = process.argv.find((a) => a.startsWith("--growth="));
+/** Calls in the large run of the growth bench. */
+const growth = growthFlag === undefined ? (quick ? 5_000 : 50_000) : Number(growthFlag.slice(9));
+const loadBefore = loadavg();
+
+function load(l: number[]): string {
+  return l.map((x) => x.toFixed(1)).join(", ");
+}
+
+function machine(): string {
+  const wrangler = JSON.parse(readFileSync("node_modules/wrangler/package.json", "utf8")) as {
+    version: string;
+  };
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- Command: \`npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\``,
+    `- Machine: ${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? "unknown CPU"}, ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    `- Node ${process.version}, wrangler ${wrangler.version}`,
+    `- Load average (1, 5, 15 min) before: ${load(loadBefore)}; after: ${load(loadavg())}`,
+  ].join("\n");
+}
+
+function show(tables: Table[], t: Table): void {
+  tables.push(t);
+  process.stdout.write(`\n${plain(t)}`);
+}
+
+async function main(): Promise<void> {
+  const tables: Table[] = [];
+  process.stderr.write("gate against floor…\n");
+  for (const t of await benchGate(quick)) show(tables, t);
+  process.stderr.write("starting wrangler dev…\n");
+  const dev = await startDev({ DEMO_LOG_LATENCY_MS: "0-0" });
+  const stop = () => {
+    dev.stop();
+    process.exit(130);
+  };
+  process.once("SIGINT", stop);
+  try {
+    process.stderr.write("end to end…\n");
+    show(tables, await benchHttp(dev.url, quick));
+    process.stderr.write("growth…\n");
+    show(tables, await benchGrowth(dev.url, growth, quick));
+  } finally {
+    process.off("SIGINT", stop);
+    dev.stop();
+  }
+  const doc = [
+    "# Benchmarks",
+    "",
+    "Written by `npm run bench`; figures, not assertions. Each table's rows ran in one session,",
+    "side by side, so the ratios hold on a noisy machine better than the absolute numbers do.",
+    "",
+    machine(),
+    "",
+    ...tables.map(markdown),
+  ].join("\n");
+  writeFileSync("BENCHMARKS.md", doc);
+  process.stderr.write("wrote BENCHMARKS.md\n");
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});

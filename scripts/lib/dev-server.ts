@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A `wrangler dev` this process started, on loopback. */
+export interface DevServer {
+  /** Base URL, `http://127.0.0.1:PORT`. */
+  url: string;
+  /** Stop it (its whole process group) and drop its state. */
+  stop: () => void;
+}
+
+/** A port the kernel says is free right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms`);
+}
+
+/**
+ * Start `wrangler dev` on a free loopback port with fresh local state in a temporary
+ * directory, passing `vars` as `--var NAME:VALUE`, and wait until it answers. A port can be
+ * taken between the probe and wrangler's bind on a shared machine, so it tries three ports.
+ */
+export async function startDev(vars: Record<string, string>): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(vars);
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+async function startOnce(vars: Record<string, string>): Promise<DevServer> {
+  const port = await freePort();
+  const state = mkdtempSync(join(tmpdir(), "toolfence-bench-"));
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
+  args.push("--log-level", "warn");
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  // Its own process group, so stopping it stops workerd too.
+  const child = spawn("node_modules/.bin/wrangler", args, {
+    detached: true,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const drop = () => rmSync(state, { recursive: true, force: true });
+  const stop = () => {
+    if (child.pid === undefined || child.exitCode !== null) return drop();
+    // Drop the state once workerd is gone, or it may write into it again.
+    child.once("exit", drop);
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      drop();
+    }
+  };
+  try {
+    await waitReady(url, child, 60_000);
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  return { url, stop };
+}

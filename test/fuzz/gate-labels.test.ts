@@ -1,0 +1,59 @@
+import fc from "fast-check";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { CONTRACTS } from "../../contracts/index.ts";
+import { gate } from "../../src/core/gate.ts";
+import { FENCE } from "../../src/fence.ts";
+import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
+import { fuzzCall } from "./arbitraries.ts";
+import { FUZZ_SEED } from "./seed.ts";
+import { TOOLS } from "./tools.ts";
+
+const limits = { maxDepth: MAX_JSON_DEPTH };
+
+describe("the gate against generated calls", () => {
+  it("knows the same tools, with the same effects, as the contracts", () => {
+    const specs = TOOLS.map((t) => [t.name, t.mutates]).sort();
+    const contracts = CONTRACTS.map((c) => [c.name, c.effect === "mutate"]).sort();
+    expect(specs).toEqual(contracts);
+  });
+
+  it("passes every call generated valid and refuses every call generated invalid", async () => {
+    await fc.assert(
+      fc.asyncProperty(fuzzCall, async (call) => {
+        const raw = {
+          contentType: call.contentType,
+          text: call.body,
+          headerKey: call.headers["Idempotency-Key"] ?? null,
+          callerTools: null,
+        };
+        const gated = await gate(FENCE, raw, limits);
+        expect({ kind: call.kind, passed: gated.ok }).toEqual({
+          kind: call.kind,
+          passed: call.valid,
+        });
+      }),
+      { seed: FUZZ_SEED, numRuns: 3_000 },
+    );
+  });
+
+  it("hands a tool only arguments that keep its input contract", async () => {
+    await fc.assert(
+      fc.asyncProperty(fuzzCall, async (call) => {
+        const raw = {
+          contentType: call.contentType,
+          text: call.body,
+          headerKey: call.headers["Idempotency-Key"] ?? null,
+          callerTools: null,
+        };
+        const gated = await gate(FENCE, raw, limits);
+        if (!gated.ok) return;
+        const { contract, args, key } = gated.value;
+        expect(Array.isArray(args)).toBe(false);
+        expect(v.is(contract.input, args)).toBe(true);
+        if (contract.effect === "mutate") expect(key).toMatch(/^[A-Za-z0-9._:~+/=-]{8,128}$/);
+      }),
+      { seed: FUZZ_SEED + 1, numRuns: 3_000 },
+    );
+  });
+});

@@ -1,0 +1,265 @@
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import type { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { expect } from "vitest";
+import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
+import {
+  decisionsOf,
+  type Expected,
+  type LedgerModel,
+  type ModelProposal,
+  OUTCOMES,
+  proposeInModel,
+  settleInModel,
+  statusOf,
+} from "./ledger-model.ts";
+
+/** The commands of the RunLedger's model-based test: each acts on the object and the model. */
+
+export type Stub = ReturnType<typeof env.RUN_LEDGER.getByName>;
+
+/** The ledger under test and the run it serves. */
+export interface Real {
+  stub: Stub;
+  ref: RunRef;
+}
+
+type Cmd = fc.AsyncCommand<LedgerModel, Real>;
+
+const KEYS = ["k-model-0001", "k-model-0002", "k-model-0003", "k-model-0004"];
+export const EVIDENCE = { contentType: "application/json", payload: "{}", truncated: false };
+/** Lowered at setup so that both budget counters run out within a short command list. */
+export const MAX_PAID = 4;
+
+function nextCallId(m: LedgerModel): string {
+  m.calls += 1;
+  return `call-${m.calls}`;
+}
+
+function proposal(p: ModelProposal) {
+  const cached: Outcome = {
+    decision: "cached",
+    reason: null,
+    status: 200,
+    body: '{"decision":"cached"}',
+    cache: "hit-edge",
+  };
+  return {
+    callId: p.callId,
+    // Tools the shipped policy puts no per-tool cap on, so only the run's rules apply.
+    tool: p.mutates ? "create_ticket" : "noop",
+    form: "canonical",
+    effect: p.mutates ? ("mutate" as const) : ("read" as const),
+    paid: p.paid,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    target: null,
+    leaseMs: 60_000,
+    outcome: p.known === null ? null : cached,
+    evidence: EVIDENCE,
+  };
+}
+
+function expectAnswer(
+  m: LedgerModel,
+  expected: Expected,
+  answer: Awaited<ReturnType<Stub["propose"]>>,
+) {
+  const got =
+    answer.kind === "refuse"
+      ? { kind: "refuse", reason: answer.refusal.reason }
+      : answer.kind === "replay"
+        ? { kind: "replay", status: answer.status }
+        : { kind: "admit" };
+  expect(got).toEqual(expected);
+  expect([answer.budget.mutations.used, answer.budget.paid_calls.used]).toEqual([
+    m.mutations,
+    m.paid,
+  ]);
+}
+
+/** After every command the published status and the whole audit log match the model. */
+async function expectSame(m: LedgerModel, r: Real): Promise<void> {
+  const view = await r.stub.status();
+  expect(view).not.toBeNull();
+  expect({
+    status: view?.status,
+    mutations: view?.budget.mutations.used,
+    paid: view?.budget.paid_calls.used,
+    decisions: view?.decisions,
+  }).toEqual({
+    status: statusOf(m),
+    mutations: m.mutations,
+    paid: m.paid,
+    decisions: decisionsOf(m),
+  });
+  const audit = (await r.stub.audit(0, 1_000)) ?? [];
+  expect(audit.map((e) => [e.call_id, e.decision, e.reason])).toEqual(
+    m.audit.map((e) => [e.callId, e.decision, e.reason]),
+  );
+}
+
+function command(
+  label: string,
+  check: (m: Readonly<LedgerModel>) => boolean,
+  run: (m: LedgerModel, r: Real) => Promise<void>,
+): Cmd {
+  return {
+    check,
+    run: async (m, r) => {
+      await run(m, r);
+      await expectSame(m, r);
+    },
+    toString: () => label,
+  };
+}
+
+export const propose = fc
+  .record({
+    mutates: fc.boolean(),
+    paid: fc.boolean(),
+    key: fc.constantFrom(...KEYS),
+    payload: fc.constantFrom("a", "b"),
+    cached: fc.boolean(),
+  })
+  .map((g) => {
+    const known = !g.mutates && g.cached ? ("cached" as const) : null;
+    const label = `propose ${g.mutates ? "mutation" : "read"} ${g.key}/${g.payload}${g.paid ? " paid" : ""}${known ? " cached" : ""}`;
+    return command(
+      label,
+      () => true,
+      async (m, r) => {
+        const p: ModelProposal = {
+          callId: nextCallId(m),
+          mutates: g.mutates,
+          paid: g.paid && known === null,
+          key: g.key,
+          fingerprint: `fp-${g.payload}`,
+          known,
+        };
+        const answer = await r.stub.propose(r.ref, proposal(p));
+        expectAnswer(m, proposeInModel(m, p), answer);
+      },
+    );
+  });
+
+/** The same mutation sent by several workers at once: one key, one payload. */
+export const duplicates = fc
+  .tuple(fc.constantFrom(...KEYS), fc.integer({ min: 2, max: 4 }))
+  .map(([key, n]) =>
+    command(
+      `${n} concurrent duplicates of ${key}`,
+      () => true,
+      async (m, r) => {
+        const ps: ModelProposal[] = Array.from({ length: n }, () => ({
+          callId: nextCallId(m),
+          mutates: true,
+          paid: true,
+          key,
+          fingerprint: "fp-a",
+          known: null,
+        }));
+        // Calls from one stub reach the object in the order they were made.
+        const answers = await Promise.all(ps.map((p) => r.stub.propose(r.ref, proposal(p))));
+        const expected = ps.map((p) => proposeInModel(m, p));
+        answers.forEach((a, i) => {
+          expect(a.kind).toBe(expected[i]?.kind);
+        });
+      },
+    ),
+  );
+
+export const settle = fc
+  .tuple(fc.nat(), fc.constantFrom<keyof typeof OUTCOMES>("applied", "retry", "escalate"))
+  .map(([i, outcome]) =>
+    command(
+      `settle open call #${i} as ${outcome}`,
+      (m) => m.open.length > 0,
+      async (m, r) => {
+        const call = settleInModel(m, i % m.open.length, outcome);
+        const o = OUTCOMES[outcome];
+        const body = JSON.stringify({ decision: o.decision, reason: o.reason });
+        await r.stub.settle(r.ref, {
+          callId: call.callId,
+          key: call.key,
+          outcome: { ...o, body, cache: null },
+          durationMs: 1,
+        });
+      },
+    ),
+  );
+
+export const record = fc
+  .constantFrom("malformed_payload", "contract_violation", "unknown_tool")
+  .map((reason) =>
+    command(
+      `record a gate refusal (${reason})`,
+      () => true,
+      async (m, r) => {
+        const callId = nextCallId(m);
+        const refusal = { reason, detail: "generated" } as const;
+        await r.stub.record(r.ref, {
+          callId,
+          tool: null,
+          form: null,
+          key: null,
+          refusal,
+          evidence: EVIDENCE,
+        });
+        m.audit.push({ callId, decision: "block", reason });
+      },
+    ),
+  );
+
+export const halt = fc.constant(
+  command(
+    "halt",
+    () => true,
+    async (m, r) => {
+      const view = await r.stub.halt(r.ref, "model halt");
+      m.halted = true;
+      expect(view.status).toBe("halted");
+    },
+  ),
+);
+
+export const evict = fc.constant(
+  command(
+    "evict the object",
+    () => true,
+    async (_m, r) => {
+      await evictDurableObject(r.stub);
+    },
+  ),
+);
+
+export const expireLease = fc.constantFrom(...KEYS).map((key) =>
+  command(
+    `expire the lease of ${key}`,
+    (m) => m.keys.get(key)?.phase === "in_flight",
+    async (m, r) => {
+      await runInDurableObject(r.stub, (_i, state) => {
+        state.storage.sql.exec(
+          "UPDATE idempotency_key SET lease_expires_at = ? WHERE key = ?",
+          Date.now() - 1,
+          key,
+        );
+      });
+      const k = m.keys.get(key);
+      if (k !== undefined) k.leaseExpired = true;
+    },
+  ),
+);
+
+export const passDeadline = fc.constant(
+  command(
+    "pass the deadline",
+    (m) => !m.expired,
+    async (m, r) => {
+      await runInDurableObject(r.stub, (_i, state) => {
+        state.storage.sql.exec("UPDATE run SET deadline_at = ?", Date.now() - 1);
+      });
+      m.expired = true;
+    },
+  ),
+);

@@ -1,0 +1,75 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, it } from "vitest";
+import { newRun } from "../helpers.ts";
+import {
+  duplicates,
+  EVIDENCE,
+  evict,
+  expireLease,
+  halt,
+  MAX_PAID,
+  passDeadline,
+  propose,
+  type Real,
+  record,
+  settle,
+} from "./ledger-commands.ts";
+import type { LedgerModel } from "./ledger-model.ts";
+import { FUZZ_SEED } from "./seed.ts";
+
+/** A fresh run, created by one recorded refusal, with the paid cap lowered. */
+async function setup(): Promise<{ model: LedgerModel; real: Real }> {
+  const runId = newRun("model");
+  const ref = { tenant: "default", runId };
+  const stub = env.RUN_LEDGER.getByName(`default/${runId}`);
+  const refusal = { reason: "malformed_payload", detail: "setup" } as const;
+  const first = { callId: "call-0", tool: null, form: null, key: null, refusal };
+  const budget = await stub.record(ref, { ...first, evidence: EVIDENCE });
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("UPDATE run SET max_paid_calls = ?", MAX_PAID);
+  });
+  const model: LedgerModel = {
+    halted: false,
+    expired: false,
+    mutations: 0,
+    paid: 0,
+    maxMutations: budget.mutations.limit,
+    maxPaid: MAX_PAID,
+    keys: new Map(),
+    audit: [{ callId: "call-0", decision: "block", reason: "malformed_payload" }],
+    open: [],
+    calls: 0,
+  };
+  return { model, real: { stub, ref } };
+}
+
+describe("the RunLedger against its model", () => {
+  it("agrees with the model through calls, retries, duplicates, halts, evictions and expiries", async () => {
+    const commands = fc.commands(
+      // Listed more than once to be picked more often: a run halts or expires only once.
+      [
+        propose,
+        propose,
+        propose,
+        propose,
+        settle,
+        settle,
+        settle,
+        duplicates,
+        record,
+        expireLease,
+        evict,
+        fc.oneof(halt, passDeadline),
+      ],
+      { maxCommands: 40, size: "medium" },
+    );
+    await fc.assert(
+      fc.asyncProperty(commands, async (cmds) => {
+        await fc.asyncModelRun(setup, cmds);
+      }),
+      { seed: FUZZ_SEED + 3, numRuns: 40 },
+    );
+  }, 120_000);
+});

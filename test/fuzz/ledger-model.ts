@@ -1,0 +1,175 @@
+/**
+ * A small in-memory model of one run's ledger: what DESIGN.md says a run does with each
+ * proposal, written out on its own (it never calls src/core/admission.ts), so the
+ * RunLedger and the model can only agree if both follow the table.
+ */
+
+/** Where a model key stands. */
+export interface ModelKey {
+  /** Fingerprint of the first payload sent with the key. */
+  fingerprint: string;
+  /** `in_flight`, `done` or `retryable`. */
+  phase: "in_flight" | "done" | "retryable";
+  /** The call that holds the key (or finished it). */
+  holder: string;
+  /** Whether the holder's lease has run out. */
+  leaseExpired: boolean;
+  /** Stored status once done. */
+  status: number | null;
+}
+
+/** One audit entry as the model expects it. */
+export interface ModelEntry {
+  /** The call. */
+  callId: string;
+  /** Its decision. */
+  decision: string;
+  /** Its reason code, or null. */
+  reason: string | null;
+}
+
+/** The whole model of a run. */
+export interface LedgerModel {
+  /** Kill switch thrown. */
+  halted: boolean;
+  /** Deadline passed. */
+  expired: boolean;
+  /** Mutations charged. */
+  mutations: number;
+  /** Paid calls charged. */
+  paid: number;
+  /** Most mutations. */
+  maxMutations: number;
+  /** Most paid calls. */
+  maxPaid: number;
+  /** Idempotency keys. */
+  keys: Map<string, ModelKey>;
+  /** The audit log, in order. */
+  audit: ModelEntry[];
+  /** Admitted calls whose worker has not settled them yet. */
+  open: { callId: string; key: string | null }[];
+  /** Call ids handed out so far. */
+  calls: number;
+}
+
+/** What a proposal should get back. */
+export type Expected =
+  | { kind: "admit" }
+  | { kind: "replay"; status: number }
+  | { kind: "refuse"; reason: string };
+
+/** One proposal as the model sees it. */
+export interface ModelProposal {
+  /** The call. */
+  callId: string;
+  /** Whether it mutates. */
+  mutates: boolean;
+  /** Whether it is charged as paid. */
+  paid: boolean;
+  /** Idempotency key (ignored for reads). */
+  key: string | null;
+  /** Payload fingerprint. */
+  fingerprint: string;
+  /** Decision already known (a cache hit), or null. */
+  known: "cached" | null;
+}
+
+const BLOCKS: Record<string, string> = {
+  run_halted: "block",
+  run_deadline_exceeded: "block",
+  idempotency_key_reused: "block",
+  idempotency_key_in_use: "retry",
+  budget_exhausted: "block",
+};
+
+function refused(m: LedgerModel, callId: string, reason: string): Expected {
+  m.audit.push({ callId, decision: BLOCKS[reason] ?? "?", reason });
+  return { kind: "refuse", reason };
+}
+
+/** A proposal with a key that was seen before. */
+function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
+  if (k.fingerprint !== p.fingerprint) return refused(m, p.callId, "idempotency_key_reused");
+  if (k.phase === "done") {
+    m.audit.push({ callId: p.callId, decision: "replayed", reason: null });
+    return { kind: "replay", status: k.status ?? -1 };
+  }
+  if (k.phase === "in_flight" && !k.leaseExpired) {
+    return refused(m, p.callId, "idempotency_key_in_use");
+  }
+  if (k.phase === "in_flight") {
+    // The abandoned holder's outcome is unknown: its pending entry turns into a retry.
+    const old = m.audit.find((e) => e.callId === k.holder && e.decision === "pending");
+    if (old !== undefined) Object.assign(old, { decision: "retry", reason: "upstream_timeout" });
+  }
+  Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
+  m.audit.push({ callId: p.callId, decision: "pending", reason: null });
+  m.open.push({ callId: p.callId, key: p.key });
+  return { kind: "admit" };
+}
+
+/** Apply one proposal to the model and say what the ledger must answer. */
+export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
+  if (m.halted) return refused(m, p.callId, "run_halted");
+  if (m.expired) return refused(m, p.callId, "run_deadline_exceeded");
+  const key = p.mutates ? p.key : null;
+  const known = key === null ? undefined : m.keys.get(key);
+  if (known !== undefined) return again(m, p, known);
+  const mutations = m.mutations + (p.mutates ? 1 : 0);
+  const paid = m.paid + (p.paid ? 1 : 0);
+  if (mutations > m.maxMutations || paid > m.maxPaid) {
+    return refused(m, p.callId, "budget_exhausted");
+  }
+  m.mutations = mutations;
+  m.paid = paid;
+  if (p.known !== null) {
+    m.audit.push({ callId: p.callId, decision: p.known, reason: null });
+    return { kind: "admit" };
+  }
+  if (key !== null) {
+    m.keys.set(key, {
+      fingerprint: p.fingerprint,
+      phase: "in_flight",
+      holder: p.callId,
+      leaseExpired: false,
+      status: null,
+    });
+  }
+  m.audit.push({ callId: p.callId, decision: "pending", reason: null });
+  m.open.push({ callId: p.callId, key });
+  return { kind: "admit" };
+}
+
+/** Outcomes a worker can settle a call with. */
+export const OUTCOMES = {
+  applied: { decision: "applied", reason: null, status: 200 },
+  retry: { decision: "retry", reason: "upstream_timeout", status: 504 },
+  escalate: { decision: "escalate", reason: "upstream_rejected", status: 502 },
+} as const;
+
+/** Settle the `index`th open call; the key changes only if that call still holds it. */
+export function settleInModel(m: LedgerModel, index: number, outcome: keyof typeof OUTCOMES) {
+  const [call] = m.open.splice(index, 1);
+  if (call === undefined) throw new Error("no open call to settle");
+  const o = OUTCOMES[outcome];
+  const entry = m.audit.find((e) => e.callId === call.callId);
+  if (entry !== undefined) Object.assign(entry, { decision: o.decision, reason: o.reason });
+  const k = call.key === null ? undefined : m.keys.get(call.key);
+  if (k !== undefined && k.holder === call.callId) {
+    k.phase = outcome === "retry" ? "retryable" : "done";
+    k.status = o.status;
+  }
+  return call;
+}
+
+/** Decision counts as `GET /v1/runs/{id}` publishes them. */
+export function decisionsOf(m: LedgerModel): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of m.audit) counts[e.decision] = (counts[e.decision] ?? 0) + 1;
+  return counts;
+}
+
+/** The run's status as published. */
+export function statusOf(m: LedgerModel): "open" | "halted" | "expired" {
+  return m.halted ? "halted" : m.expired ? "expired" : "open";
+}
