@@ -110,12 +110,22 @@ async function admitAndRun(
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return problem(refusal, { call_id: callId, budget });
   }
-  const answer = await ledger.propose(ref, proposal);
+  // A tool the fence answers itself has no side effect: its outcome is known before the
+  // ledger decides, so one ledger step both decides and records it.
+  const known =
+    call.contract.upstream.kind === "inline"
+      ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)
+      : null;
+  const answer = await ledger.propose(
+    ref,
+    known === null ? proposal : { ...proposal, outcome: known },
+  );
   if (answer.kind === "refuse") {
     await hold.release();
     return problem(answer.refusal, { call_id: callId, budget: answer.budget });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
+  if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);
   if (route.kind === "lead") route.lead.land(execution);
   const outcome = outcomeOf(execution, callId, "applied", route.cache);

@@ -70,8 +70,9 @@ export class RunLedger extends DurableObject<Env> {
       const run = this.ensureRun(ref, now);
       const limits = this.limitsOf(run.row);
       const stored = key === null ? null : readKey(this.sql, key);
-      // A cache hit (outcome already known) never reaches the tool: no cap binds it.
-      const reaches = p.outcome === null;
+      // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
+      // itself also comes with its outcome, but it did run.)
+      const reaches = p.outcome?.decision !== "cached";
       const rule = targetRuleOf(FENCE, p.tool);
       const caps = reaches ? callCaps(this.sql, limits, p.tool, rule, p.target) : UNCAPPED;
       const decision = admit(runState(run.row, limits), stored, { ...p, key, now }, caps);

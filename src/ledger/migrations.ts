@@ -58,6 +58,9 @@ export const MIGRATIONS: readonly string[] = [
      used INTEGER NOT NULL,
      PRIMARY KEY (tool, target)
    );`,
+  // Status counts per decision and the escalations list read this index, not the audit
+  // rows with their payloads, so they stay cheap as a run grows.
+  "CREATE INDEX audit_by_decision ON audit (decision, seq);",
 ];
 
 /**
