@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { DECISION_TABLE, type Reason } from "../src/core/reasons.ts";
-import { type FuzzCall, session } from "../test/fuzz/arbitraries.ts";
+import { type FuzzCall, runOfCalls } from "../test/fuzz/arbitraries.ts";
 import { requestInit, SUCCESSES } from "../test/fuzz/send.ts";
 import { apiKey, authHeaders, targetUrl } from "./lib/target.ts";
 
@@ -126,7 +126,7 @@ async function closeRun(runId: string, sent: number): Promise<void> {
 async function main(): Promise<void> {
   const started = Date.now();
   const runs = Math.ceil(n / perRun);
-  const batches = fc.sample(session(perRun, perRun), { seed, numRuns: runs });
+  const batches = fc.sample(runOfCalls(perRun, perRun), { seed, numRuns: runs });
   const last = batches.at(-1);
   if (last !== undefined) last.length = n - perRun * (runs - 1);
   const prefix = `fuzz-${seed}-${started.toString(36)}`;

@@ -70,7 +70,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
       request: rotating(`${prefix}-bad`, 20, () => '{"tool":"noop","args":{}'),
     },
     {
-      name: "noop call (gate + 2 ledger calls, no upstream)",
+      name: "noop call (gate + 1 ledger call, answered by the fence)",
       request: rotating(`${prefix}-noop`, 20, () => NOOP),
     },
   ];

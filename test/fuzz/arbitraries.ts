@@ -154,7 +154,7 @@ export const fuzzCall: fc.Arbitrary<FuzzCall> = fc.oneof(
 );
 
 /** A run's calls, about one in five a retry: an earlier call of the run sent again as is. */
-export function session(minLength: number, maxLength: number): fc.Arbitrary<FuzzCall[]> {
+export function runOfCalls(minLength: number, maxLength: number): fc.Arbitrary<FuzzCall[]> {
   const item = fc.tuple(fuzzCall, fc.integer({ min: 0, max: 9 }), fc.nat());
   return fc.array(item, { minLength, maxLength }).map((items) => {
     const calls: FuzzCall[] = [];

@@ -5,7 +5,7 @@ import { DECISION_TABLE, type Reason } from "../../src/core/reasons.ts";
 import type { InboxCount } from "../../src/demo/inbox.ts";
 import { FENCE } from "../../src/fence.ts";
 import { DEV_KEY, newRun, runStatus } from "../helpers.ts";
-import { type FuzzCall, session, validMutation } from "./arbitraries.ts";
+import { type FuzzCall, runOfCalls, validMutation } from "./arbitraries.ts";
 import { FUZZ_SEED } from "./seed.ts";
 import { keyOf, requestInit, SUCCESSES } from "./send.ts";
 import { TOOLS } from "./tools.ts";
@@ -125,7 +125,7 @@ describe("the fence under generated junk", () => {
     });
 
   it("applies no invalid call, stays in budget, and audits every call once", async () => {
-    const calls = session(1, 12);
+    const calls = runOfCalls(1, 12);
     await fc.assert(property(calls), { seed: FUZZ_SEED + 2, numRuns: 50 });
   }, 60_000);
 
