@@ -1,3 +1,4 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, recordName } from "../src/core/keys.ts";
@@ -188,4 +189,32 @@ export async function seedTicket(tenant = "default"): Promise<string> {
   });
   if (res.status !== 201) throw new Error(`seeding a ticket failed: ${res.status}`);
   return ticketId;
+}
+
+/** Anything that answers a request the way a worker's default export does. */
+export interface FetchHandler {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response>;
+}
+
+/**
+ * POST `body` as the development key to `handler` (the worker, or an app built with other
+ * contracts), with `bindings`, and wait for the work it deferred (the cache writes), so a
+ * test sees storage as the next call will.
+ */
+export async function proposeThrough(
+  handler: FetchHandler,
+  bindings: Env,
+  runId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const ctx = createExecutionContext();
+  const request = devRequest(`/v1/runs/${runId}/calls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const response = await handler.fetch(request, bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
 }

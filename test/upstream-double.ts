@@ -1,11 +1,10 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import policy from "../contracts/policy.json" with { type: "json" };
 import type { ToolContract } from "../src/core/contract.ts";
 import { loadFence } from "../src/core/policy.ts";
 import { buildApp } from "../src/http/app.ts";
-import { devRequest } from "./helpers.ts";
+import { devRequest, proposeThrough } from "./helpers.ts";
 
 /** What the double received. */
 export interface Received {
@@ -88,21 +87,13 @@ if (!loaded.ok) throw new Error(loaded.error.join("; "));
 const app = buildApp(loaded.value);
 
 /** Propose a call to the app built with the double's contracts, against `double`. */
-export async function proposeTo(
+export function proposeTo(
   double: UpstreamDouble,
   runId: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  const ctx = createExecutionContext();
-  const request = devRequest(`/v1/runs/${runId}/calls`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body: JSON.stringify(body),
-  });
-  const response = await app.fetch(request, { ...env, UPSTREAM: double }, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
+  return proposeThrough(app, { ...env, UPSTREAM: double } as Env, runId, body, headers);
 }
 
 /** GET a route of the app built with the double's contracts. */

@@ -1,4 +1,3 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { fetchServiceLogs } from "../../contracts/fetch_service_logs.ts";
 import { type CacheRoute, routeRead } from "../../src/cache/read-through.ts";
@@ -6,7 +5,7 @@ import type { ResultTiers } from "../../src/cache/tiers.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
 import worker from "../../src/index.ts";
-import { devRequest } from "../helpers.ts";
+import { proposeThrough } from "../helpers.ts";
 
 /** The origin the tests call the fence at. */
 export const FENCE_ORIGIN = "http://localhost";
@@ -21,24 +20,13 @@ export function logsCall(service: string, window = "5m") {
   return { tool: "fetch_service_logs", args: { service, window } };
 }
 
-/**
- * POST a call to the worker and wait for the work it deferred (the cache writes), so
- * a test sees the tiers as the next call will.
- */
-export async function proposeSettled(
+/** POST a call to the worker and wait for its cache writes. */
+export function proposeSettled(
   runId: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  const ctx = createExecutionContext();
-  const request = devRequest(`/v1/runs/${runId}/calls`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const response = await worker.fetch(request, env, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
+  return proposeThrough(worker, env, runId, body, headers);
 }
 
 /** How many queries the demo log backend has answered for `service`. */

@@ -1,4 +1,3 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
@@ -7,7 +6,7 @@ import { edgeUrl, kvKey, store } from "../../src/cache/tiers.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import { loadFence } from "../../src/core/policy.ts";
 import { buildApp } from "../../src/http/app.ts";
-import { devRequest, json, newRun } from "../helpers.ts";
+import { json, newRun, proposeThrough } from "../helpers.ts";
 import { reply, UpstreamDouble } from "../upstream-double.ts";
 import { doubleTool, freshTiers, newService, readThrough } from "./helpers.ts";
 
@@ -30,16 +29,9 @@ const loaded = loadFence({ ...policy, allowed_tools: ["inventory"], tools: {} },
 if (!loaded.ok) throw new Error(loaded.error.join("; "));
 const app = buildApp(loaded.value);
 
-async function askStock(double: UpstreamDouble, sku: string): Promise<Response> {
-  const ctx = createExecutionContext();
-  const request = devRequest(`/v1/runs/${newRun()}/calls`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ tool: "inventory", args: { sku } }),
-  });
-  const response = await app.fetch(request, { ...env, UPSTREAM: double }, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
+function askStock(double: UpstreamDouble, sku: string): Promise<Response> {
+  const call = { tool: "inventory", args: { sku } };
+  return proposeThrough(app, { ...env, UPSTREAM: double } as Env, newRun(), call);
 }
 
 describe("results that break the output contract", () => {
