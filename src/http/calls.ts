@@ -103,7 +103,7 @@ async function admitAndRun(
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const hold = await holdTarget(c.env, ref, call, rule, callId);
+  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId);
   if (hold.refusal !== null) {
     const { refusal } = hold;
     const { tool, form, key, evidence } = proposal;

@@ -1,5 +1,5 @@
 import type { GatedCall } from "../core/gate.ts";
-import { type TargetRule, targetOf } from "../core/policy.ts";
+import type { TargetRule } from "../core/policy.ts";
 import type { Refusal } from "../core/reasons.ts";
 import type { RunRef, TargetClaim } from "../ledger/protocol.ts";
 
@@ -23,9 +23,10 @@ export async function holdTarget(
   ref: RunRef,
   call: GatedCall,
   rule: TargetRule | null,
+  target: string | null,
   callId: string,
 ): Promise<TargetHold> {
-  const claim = claimOf(ref, call, rule, callId);
+  const claim = claimOf(ref, call, rule, target, callId);
   if (claim === null) return NOTHING_HELD;
   const tenant = env.TENANT_LEDGER.getByName(ref.tenant);
   const held = await tenant.claim(claim);
@@ -43,9 +44,9 @@ function claimOf(
   ref: RunRef,
   call: GatedCall,
   rule: TargetRule | null,
+  target: string | null,
   callId: string,
 ): TargetClaim | null {
-  const target = targetOf(rule, call.args);
   if (rule === null || rule.scope !== "tenant" || target === null) return null;
   return {
     tool: call.contract.name,

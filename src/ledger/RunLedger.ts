@@ -78,15 +78,15 @@ export class RunLedger extends DurableObject<Env> {
       const decision = admit(runState(run.row, limits), stored, { ...p, key, now }, caps);
       const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
       if (decision.kind === "refuse") {
-        this.appendRefusal({ ...draft, decision: "block" }, decision.refusal);
+        this.appendRefusal({ ...draft, decision: "block" }, decision.refusal, run.row);
         return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run.row) };
       }
       if (decision.kind === "replay") {
         const original = storedAnswer(this.sql, key ?? "");
-        this.appendAudit({ ...draft, decision: "replayed", status: original.status });
+        this.appendAudit({ ...draft, decision: "replayed", status: original.status }, run.row);
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
-      const row = this.charge(decision.charge);
+      const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
@@ -94,6 +94,7 @@ export class RunLedger extends DurableObject<Env> {
         outcome === null
           ? { ...draft, decision: "pending" }
           : { ...draft, ...outcome, durationMs: Date.now() - now },
+        row,
       );
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
     });
@@ -149,6 +150,7 @@ export class RunLedger extends DurableObject<Env> {
           durationMs: null,
         },
         r.refusal,
+        run.row,
       );
       return budgetView(run.row);
     });
@@ -261,29 +263,29 @@ export class RunLedger extends DurableObject<Env> {
     return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
   }
 
-  private charge(charge: { mutations: number; paid: number }): RunRow {
-    if (charge.mutations > 0 || charge.paid > 0) {
-      this.sql.exec(
-        "UPDATE run SET mutations_used = mutations_used + ?, paid_used = paid_used + ? WHERE id = 1",
+  /** Charge the run and return its row as charged (`run` itself when the call is free). */
+  private charge(run: RunRow, charge: { mutations: number; paid: number }): RunRow {
+    if (charge.mutations === 0 && charge.paid === 0) return run;
+    return this.sql
+      .exec<RunRow>(
+        `UPDATE run SET mutations_used = mutations_used + ?, paid_used = paid_used + ?
+         WHERE id = 1 RETURNING *`,
         charge.mutations,
         charge.paid,
-      );
-    }
-    return this.requireRun();
+      )
+      .one();
   }
 
-  private appendRefusal(draft: AuditDraft, refusal: Refusal): void {
+  private appendRefusal(draft: AuditDraft, refusal: Refusal, run: RunRow): void {
     const rule = DECISION_TABLE[refusal.reason];
-    this.appendAudit({
-      ...draft,
-      decision: rule.decision,
-      reason: refusal.reason,
-      status: rule.status,
-    });
+    this.appendAudit(
+      { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status },
+      run,
+    );
   }
 
-  private appendAudit(d: AuditDraft): void {
-    const run = this.requireRun();
+  /** Append an audit entry; `run` is the row after the decision, for the budget after. */
+  private appendAudit(d: AuditDraft, run: RunRow): void {
     this.sql.exec(
       `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
          fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
