@@ -1,12 +1,9 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import * as v from "valibot";
-import type { AnySchema, ToolContract } from "./core/contract.ts";
+import type { ToolContract } from "./core/contract.ts";
+import type { JsonLikeObject } from "./core/openai-args.ts";
 
 /** Which dialect `GET /v1/tools` answers in. */
 export type CatalogueFormat = "json" | "openai" | "anthropic";
-
-/** A parsed JSON object, such as the arguments of a tool call. */
-export type JsonLikeObject = { [key: string]: unknown };
 
 /** JSON Schema draft of every published schema (Anthropic validates tool schemas against it). */
 const TARGET = "draft-2020-12";
@@ -67,28 +64,6 @@ export function catalogue(tools: readonly ToolContract[], format: CatalogueForma
     byFormat.set(format, built);
   }
   return built;
-}
-
-/**
- * Maps arguments that arrived in OpenAI strict-mode form back to the contract's form.
- *
- * Strict mode makes the model send every key and `null` for an optional one it leaves out.
- * Rule: a TOP-LEVEL key whose value is `null` is dropped only when the contract's input
- * schema marks that key optional AND the key's schema would not accept `null`. Nothing else
- * changes: a `null` on a required key, an unknown key or a wrong type passes through for the
- * gate to refuse. Apply it only to calls that arrived in OpenAI's form.
- */
-export function fromOpenAiStrictArgs(contract: ToolContract, args: JsonLikeObject): JsonLikeObject {
-  const entries = entriesOf(contract.input);
-  if (entries === undefined) return args;
-  // Object.fromEntries defines own properties, so a "__proto__" key stays a key for the gate.
-  return Object.fromEntries(
-    Object.entries(args).filter(([key, value]) => {
-      if (value !== null || !Object.hasOwn(entries, key)) return true;
-      const entry = entries[key];
-      return !(isOptional(entry) && !v.is(entry, null));
-    }),
-  );
 }
 
 function build(tools: readonly ToolContract[], format: CatalogueFormat): unknown {
@@ -223,17 +198,6 @@ function lengthRules(min: unknown, max: unknown, said: string): string[] {
   }
   if (typeof max === "number") rules.push(`at most ${max} characters`);
   return rules.filter((rule) => !said.includes(rule));
-}
-
-function entriesOf(schema: AnySchema): Record<string, AnySchema> | undefined {
-  if (!("entries" in schema) || !isRecord(schema.entries)) return undefined;
-  // valibot object schemas keep their entries as schemas.
-  return schema.entries as Record<string, AnySchema>;
-}
-
-function isOptional(schema: AnySchema | undefined): schema is AnySchema {
-  const kind = schema?.type;
-  return kind === "optional" || kind === "exact_optional" || kind === "nullish";
 }
 
 function isRecord(value: unknown): value is JsonLikeObject {

@@ -1,7 +1,7 @@
-import { fromOpenAiStrictArgs } from "../catalogue.ts";
 import { type BodyLimits, type CallForm, readCall } from "./body.ts";
 import { fingerprint } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
+import { fromOpenAiStrictArgs } from "./openai-args.ts";
 import type { Fence } from "./policy.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";

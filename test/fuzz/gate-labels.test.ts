@@ -5,11 +5,22 @@ import { CONTRACTS } from "../../contracts/index.ts";
 import { gate } from "../../src/core/gate.ts";
 import { FENCE } from "../../src/fence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
-import { fuzzCall } from "./arbitraries.ts";
+import { type FuzzCall, fuzzCall } from "./arbitraries.ts";
 import { FUZZ_SEED } from "./seed.ts";
 import { TOOLS } from "./tools.ts";
 
 const limits = { maxDepth: MAX_JSON_DEPTH };
+
+/** Put a generated call through the stateless gate, as the calls route would. */
+function gateOf(call: FuzzCall) {
+  const raw = {
+    contentType: call.contentType,
+    text: call.body,
+    headerKey: call.headers["Idempotency-Key"] ?? null,
+    callerTools: null,
+  };
+  return gate(FENCE, raw, limits);
+}
 
 describe("the gate against generated calls", () => {
   it("knows the same tools, with the same effects, as the contracts", () => {
@@ -21,13 +32,7 @@ describe("the gate against generated calls", () => {
   it("passes every call generated valid and refuses every call generated invalid", async () => {
     await fc.assert(
       fc.asyncProperty(fuzzCall, async (call) => {
-        const raw = {
-          contentType: call.contentType,
-          text: call.body,
-          headerKey: call.headers["Idempotency-Key"] ?? null,
-          callerTools: null,
-        };
-        const gated = await gate(FENCE, raw, limits);
+        const gated = await gateOf(call);
         expect({ kind: call.kind, passed: gated.ok }).toEqual({
           kind: call.kind,
           passed: call.valid,
@@ -40,13 +45,7 @@ describe("the gate against generated calls", () => {
   it("hands a tool only arguments that keep its input contract", async () => {
     await fc.assert(
       fc.asyncProperty(fuzzCall, async (call) => {
-        const raw = {
-          contentType: call.contentType,
-          text: call.body,
-          headerKey: call.headers["Idempotency-Key"] ?? null,
-          callerTools: null,
-        };
-        const gated = await gate(FENCE, raw, limits);
+        const gated = await gateOf(call);
         if (!gated.ok) return;
         const { contract, args, key } = gated.value;
         expect(Array.isArray(args)).toBe(false);

@@ -69,18 +69,21 @@ export function nearMissKey(name: string): fc.Arbitrary<string> {
   );
 }
 
+/** Both ticket tools name their ticket the same way. */
+const TICKET_ID: FieldSpec = {
+  name: "ticket_id",
+  required: true,
+  valid: ticketId,
+  maxLength: 64,
+  nearMisses: fc.constant(""),
+};
+
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: "create_ticket",
     mutates: true,
     fields: [
-      {
-        name: "ticket_id",
-        required: true,
-        valid: ticketId,
-        maxLength: 64,
-        nearMisses: fc.constant(""),
-      },
+      TICKET_ID,
       {
         name: "title",
         required: false,
@@ -111,13 +114,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "add_comment",
     mutates: true,
     fields: [
-      {
-        name: "ticket_id",
-        required: true,
-        valid: ticketId,
-        maxLength: 64,
-        nearMisses: fc.constant(""),
-      },
+      TICKET_ID,
       {
         name: "body",
         required: true,
