@@ -92,7 +92,7 @@ describe("replaying a saved audit", () => {
     ]);
   });
 
-  it("replays the README's saved audit against the edited policy it reviews", async () => {
+  it("replays the policy guide's saved audit against the edited policy it reviews", async () => {
     const next = {
       ...policy,
       max_mutations: 5,
