@@ -2,22 +2,44 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          // The demo log backend answers at once in tests; its latency is a benchmark's concern.
-          DEMO_LOG_LATENCY_MS: "0-0",
-          // The documented development key, as `npm run dev` sets it.
-          DEV_KEY: "tf_dev_local_key",
-        },
-        // A small per-key limit keeps the flood test short; every test key is fresh.
-        ratelimits: { CALL_LIMITER: { namespace_id: "1001", simple: { limit: 20, period: 60 } } },
-      },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      {
+        // The worker's own tests, inside workerd with every binding of wrangler.toml.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                // The demo log backend answers at once in tests; its latency is a benchmark's concern.
+                DEMO_LOG_LATENCY_MS: "0-0",
+                // The documented development key, as `npm run dev` sets it.
+                DEV_KEY: "tf_dev_local_key",
+              },
+              // A small per-key limit keeps the flood test short; every test key is fresh.
+              ratelimits: {
+                CALL_LIMITER: { namespace_id: "1001", simple: { limit: 20, period: 60 } },
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**"],
+        },
+      },
+      {
+        // Real clients in Node against one `wrangler dev` started for the whole project.
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/e2e/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });
