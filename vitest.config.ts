@@ -26,8 +26,12 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**"],
+          exclude: ["test/e2e/**", "test/repo/**"],
         },
+      },
+      {
+        // Checks of the repository itself: layers and links.
+        test: { name: "repo", environment: "node", include: ["test/repo/**/*.test.ts"] },
       },
       {
         // Real clients in Node against one `wrangler dev` started for the whole project.

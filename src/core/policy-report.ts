@@ -1,4 +1,4 @@
-import { catalogue } from "../catalogue.ts";
+import { catalogue } from "./catalogue.ts";
 import type { ToolContract } from "./contract.ts";
 import { parseStrictJson } from "./json.ts";
 import type { RunLimits } from "./limits.ts";

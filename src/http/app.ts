@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { type CatalogueFormat, catalogue } from "../catalogue.ts";
+import { type CatalogueFormat, catalogue } from "../core/catalogue.ts";
 import type { Fence } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
 import type { RunRef } from "../ledger/protocol.ts";

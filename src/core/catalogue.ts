@@ -1,6 +1,6 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import type { ToolContract } from "./core/contract.ts";
-import type { JsonLikeObject } from "./core/openai-args.ts";
+import type { ToolContract } from "./contract.ts";
+import type { JsonLikeObject } from "./openai-args.ts";
 
 /** Which dialect `GET /v1/tools` answers in. */
 export type CatalogueFormat = "json" | "openai" | "anthropic";
