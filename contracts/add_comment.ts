@@ -19,4 +19,11 @@ export const addComment: ToolContract = {
     method: "POST",
     path: "/tickets/{ticket_id}/comments",
   },
+  example: {
+    args: { ticket_id: "T-1", body: "looks like a bad deploy" },
+    result: {
+      ticket_id: "T-1",
+      comment: { id: 7, body: "looks like a bad deploy", created_at: "2025-01-01T00:00:00Z" },
+    },
+  },
 };

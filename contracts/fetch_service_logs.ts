@@ -27,4 +27,5 @@ export const fetchServiceLogs: ToolContract = {
   cacheTtlSeconds: 300,
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/logs/query" },
+  example: { args: { service: "auth", window: "24h" }, result: { logs: ["a", "b"] } },
 };

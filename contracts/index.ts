@@ -2,6 +2,7 @@ import type { ToolContract } from "../src/core/contract.ts";
 import { addComment } from "./add_comment.ts";
 import { createTicket } from "./create_ticket.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
+import { getTicket } from "./get_ticket.ts";
 import { noop } from "./noop.ts";
 import policy from "./policy.json" with { type: "json" };
 
@@ -11,6 +12,7 @@ export const CONTRACTS: readonly ToolContract[] = [
   addComment,
   noop,
   fetchServiceLogs,
+  getTicket,
 ];
 
 /** The policy file as written; validated when the worker module loads. */

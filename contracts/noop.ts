@@ -15,4 +15,5 @@ export const noop: ToolContract = {
   cacheTtlSeconds: 0,
   sharedCache: false,
   upstream: { kind: "inline", answer: () => ({ ok: true }) },
+  example: { args: { note: "nothing to do" }, result: { ok: true } },
 };
