@@ -10,7 +10,9 @@ export const TicketId = v.pipe(
   v.minLength(1),
   v.maxLength(64),
   v.regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "ticket_id must be letters, digits, _ and -"),
-  v.description("Ticket id: 1-64 letters, digits, _ or -, starting with a letter or digit, e.g. T-1"),
+  v.description(
+    "Ticket id: 1-64 letters, digits, _ or -, starting with a letter or digit, e.g. T-1",
+  ),
 );
 
 /** A comment body; long enough for a finding, short enough to read. */
