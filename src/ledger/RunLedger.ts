@@ -1,12 +1,31 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
+import { type ApprovalStatus, askingRule, grantFor } from "../core/approval.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
-import { limitsFor, targetRuleOf } from "../core/policy.ts";
+import { approvalRulesOf, limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
+import { FENCE, policyVersion } from "../fence.ts";
 import { abandonExpired, nextWake } from "./abandon.ts";
+import type {
+  ApprovalView,
+  DecideAnswer,
+  EscalationFilter,
+  EscalationView,
+  OperatorAct,
+  OperatorDecision,
+  Resolution,
+  ResolveAnswer,
+} from "./approval-types.ts";
+import {
+  consumeApproval,
+  expireApproval,
+  latestApproval,
+  listApprovals,
+  openApproval,
+} from "./approvals.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
+import { decide, listEscalations, type OperatorScope, resolve } from "./operator.ts";
 import type {
   AuditDecision,
   AuditEntry,
@@ -33,7 +52,7 @@ import {
 } from "./views.ts";
 
 /** Columns of an audit row written in one step. */
-interface AuditDraft {
+export interface AuditDraft {
   callId: string;
   tool: string | null;
   form: string | null;
@@ -47,6 +66,14 @@ interface AuditDraft {
   evidence: Evidence;
   /** For a pending entry: when the alarm may settle it as abandoned. */
   leaseExpiresAt?: number;
+  /** The approval the entry asks for, decides or uses. */
+  approvalId?: string | null;
+  /** Who acted, for an operator's entry. */
+  actor?: string | null;
+  /** The operator's note. */
+  note?: string | null;
+  /** The escalation (its seq) this entry resolves. */
+  resolves?: number | null;
 }
 
 /**
@@ -64,9 +91,10 @@ export class RunLedger extends DurableObject<Env> {
     migrate(this.sql);
   }
 
-  /** Decide a call that passed the contract gate: admit, replay or refuse it. */
+  /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
+    const version = await policyVersion();
     // Idempotency keys are a mutation's; a key sent with a read is only recorded.
     const key = p.effect === "mutate" ? p.key : null;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
@@ -89,14 +117,22 @@ export class RunLedger extends DurableObject<Env> {
         this.appendAudit({ ...draft, decision: "replayed", status: original.status }, run.row);
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
+      // A new intent that reaches the tool may need a person first; a retry of an admitted
+      // intent (charged already) was approved, if it had to be, when it was admitted.
+      const asked =
+        reaches && decision.charge.calls > 0
+          ? this.approvalStep({ ...draft, decision: "pending" }, key, run.row, version, now)
+          : { approvalId: null };
+      if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
+      const approvalId = asked.approvalId;
       this.appendAudit(
         outcome === null
-          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs }
-          : { ...draft, ...outcome, durationMs: Date.now() - now },
+          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
+          : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
         row,
       );
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
@@ -104,6 +140,69 @@ export class RunLedger extends DurableObject<Env> {
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
     return answer;
+  }
+
+  /**
+   * The approval half of a proposal, inside its transaction: no rule asks (go on), an approved
+   * grant for exactly this call is consumed (go on, naming it), or the call waits for a person
+   * (202) or is refused (denied, expired). Nothing is charged unless the call goes on.
+   */
+  private approvalStep(
+    draft: AuditDraft & { args: string },
+    key: string | null,
+    row: RunRow,
+    version: string,
+    now: number,
+  ): LedgerAnswer | { approvalId: string | null } {
+    const rule = askingRule(
+      approvalRulesOf(FENCE, draft.tool ?? ""),
+      JSON.parse(draft.args),
+      row.paid_used,
+    );
+    if (rule === null) return { approvalId: null };
+    const grant = grantFor(
+      latestApproval(this.sql, draft.tool ?? "", draft.fingerprint ?? ""),
+      version,
+      now,
+    );
+    if (grant.kind === "consume") {
+      consumeApproval(this.sql, grant.id, draft.callId);
+      return { approvalId: grant.id };
+    }
+    const budget = budgetView(row);
+    if (grant.kind === "refuse") {
+      if (grant.expire) expireApproval(this.sql, grant.id);
+      this.appendRefusal({ ...draft, approvalId: grant.id }, grant.refusal, row);
+      return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id };
+    }
+    const ttlMs = FENCE.policy.approval_ttl_ms;
+    const opened =
+      grant.kind === "ask"
+        ? {
+            id: openApproval(this.sql, { ...draft, key, rule, version, now, ttlMs }),
+            expiresAt: now + ttlMs,
+          }
+        : grant;
+    const { status } = DECISION_TABLE.approval_required;
+    this.appendAudit(
+      {
+        ...draft,
+        decision: grant.kind === "ask" ? "approval_requested" : "needs_approval",
+        reason: "approval_required",
+        status,
+        approvalId: opened.id,
+      },
+      row,
+    );
+    const expires_at = new Date(opened.expiresAt).toISOString();
+    const ticket = {
+      approval_id: opened.id,
+      rule: rule.name,
+      expires_at,
+      created: grant.kind === "ask",
+      args: draft.args,
+    };
+    return { kind: "approval", approval: ticket, budget };
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
@@ -223,16 +322,40 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
-  /** Calls that need a human (`escalate`), oldest first, after `after`. */
-  escalations(after: number, limit: number): AuditEntry[] {
-    return this.sql
-      .exec<AuditRow>(
-        "SELECT * FROM audit WHERE decision = 'escalate' AND seq > ? ORDER BY seq LIMIT ?",
-        after,
-        limit,
-      )
-      .toArray()
-      .map(auditEntry);
+  /** Escalated calls after `after`, oldest first: open ones by default. */
+  escalations(after: number, limit: number, filter: EscalationFilter = "open"): EscalationView[] {
+    return listEscalations(this.sql, filter, after, limit);
+  }
+
+  /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
+  approvals(status: ApprovalStatus | null): ApprovalView[] | null {
+    const row = this.readRun();
+    return row === null ? null : listApprovals(this.sql, row.run_id, status, Date.now());
+  }
+
+  /** An operator approves or denies a pending approval of this run, once. */
+  decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
+    });
+  }
+
+  /** An operator resolves an escalation of this run, once. */
+  resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return resolve(scope, seq, resolution, act);
+    });
+  }
+
+  private operatorScope(): OperatorScope | null {
+    const run = this.readRun();
+    if (run === null) return null;
+    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
+    return { sql: this.sql, append, run, now: Date.now() };
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
@@ -317,8 +440,8 @@ export class RunLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
          fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated, lease_expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       d.callId,
       Date.now(),
       d.tool,
@@ -336,6 +459,10 @@ export class RunLedger extends DurableObject<Env> {
       d.evidence.payload,
       d.evidence.truncated ? 1 : 0,
       d.leaseExpiresAt ?? null,
+      d.approvalId ?? null,
+      d.actor ?? null,
+      d.note ?? null,
+      d.resolves ?? null,
     );
   }
 

@@ -55,6 +55,7 @@ function proposal(p: ModelProposal) {
     fingerprint: p.fingerprint,
     target: null,
     leaseMs: 60_000,
+    args: "{}",
     outcome: p.known === null ? null : cached,
     evidence: EVIDENCE,
   };
