@@ -176,3 +176,10 @@ function approvalProblems(
   });
   return problems;
 }
+
+/** The contracts a caller may use: allowed by the policy and, if it has a subset, by its key. */
+export function toolsFor(fence: Fence, callerTools: readonly string[] | null): ToolContract[] {
+  return [...fence.tools.values()].filter(
+    (t) => fence.policy.allowed_tools.includes(t.name) && (callerTools?.includes(t.name) ?? true),
+  );
+}

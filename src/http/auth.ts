@@ -21,6 +21,8 @@ interface AuthFailure {
   detail: string;
   /** `invalid_request` for a malformed header, `invalid_token` for an unknown key. */
   error: "invalid_request" | "invalid_token" | null;
+  /** Whether the development key was presented where it is not honoured. */
+  devKey?: boolean;
 }
 
 /**
@@ -31,8 +33,10 @@ interface AuthFailure {
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
-    if (c.env.DEV_KEY !== undefined && isDeployedRequest(c.req.raw.headers)) warnDeployedDevKey();
+    const deployed = isDeployedRequest(c.req.raw.headers);
+    if (c.env.DEV_KEY !== undefined && deployed) warnDeployedDevKey(false);
     const found = await principalOf(c.env, c.req.header("Authorization") ?? null, local);
+    if (!found.ok && found.error.devKey && deployed) warnDeployedDevKey(true);
     if (!found.ok) {
       if (await failuresExceeded(c.env, c.req.header("CF-Connecting-IP") ?? null)) {
         return problem(
@@ -68,9 +72,12 @@ export function requireRole(needed: Role): MiddlewareHandler<AppEnv> {
 
 let warned = false;
 
-/** Said once per isolate, on the worker's log: a deployed worker must never have DEV_KEY. */
-function warnDeployedDevKey(): void {
-  if (warned) return;
+/**
+ * Said on the worker's log once per isolate, and every time the key is presented: a deployed
+ * worker must never have DEV_KEY.
+ */
+function warnDeployedDevKey(presented: boolean): void {
+  if (warned && !presented) return;
   warned = true;
   console.error(
     "DEV_KEY is set on a deployed worker: the development key is refused here; remove it (wrangler secret delete DEV_KEY).",
