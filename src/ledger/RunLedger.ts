@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
-import { type ApprovalStatus, askingRule, grantFor } from "../core/approval.ts";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
-import { approvalRulesOf, limitsFor, targetRuleOf } from "../core/policy.ts";
+import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
 import { abandonExpired, nextWake } from "./abandon.ts";
+import { approvalStep } from "./approval-step.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -16,16 +17,10 @@ import type {
   Resolution,
   ResolveAnswer,
 } from "./approval-types.ts";
-import {
-  consumeApproval,
-  expireApproval,
-  latestApproval,
-  listApprovals,
-  openApproval,
-} from "./approvals.ts";
+import { listApprovals } from "./approvals.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
-import { decide, listEscalations, type OperatorScope, resolve } from "./operator.ts";
+import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import type {
   AuditDecision,
   AuditEntry,
@@ -121,7 +116,7 @@ export class RunLedger extends DurableObject<Env> {
       // intent (charged already) was approved, if it had to be, when it was admitted.
       const asked =
         reaches && decision.charge.calls > 0
-          ? this.approvalStep({ ...draft, decision: "pending" }, key, run.row, version, now)
+          ? approvalStep(this.scope(run.row, now), { ...draft, decision: "pending" }, key, version)
           : { approvalId: null };
       if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
@@ -140,69 +135,6 @@ export class RunLedger extends DurableObject<Env> {
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
     return answer;
-  }
-
-  /**
-   * The approval half of a proposal, inside its transaction: no rule asks (go on), an approved
-   * grant for exactly this call is consumed (go on, naming it), or the call waits for a person
-   * (202) or is refused (denied, expired). Nothing is charged unless the call goes on.
-   */
-  private approvalStep(
-    draft: AuditDraft & { args: string },
-    key: string | null,
-    row: RunRow,
-    version: string,
-    now: number,
-  ): LedgerAnswer | { approvalId: string | null } {
-    const rule = askingRule(
-      approvalRulesOf(FENCE, draft.tool ?? ""),
-      JSON.parse(draft.args),
-      row.paid_used,
-    );
-    if (rule === null) return { approvalId: null };
-    const grant = grantFor(
-      latestApproval(this.sql, draft.tool ?? "", draft.fingerprint ?? ""),
-      version,
-      now,
-    );
-    if (grant.kind === "consume") {
-      consumeApproval(this.sql, grant.id, draft.callId);
-      return { approvalId: grant.id };
-    }
-    const budget = budgetView(row);
-    if (grant.kind === "refuse") {
-      if (grant.expire) expireApproval(this.sql, grant.id);
-      this.appendRefusal({ ...draft, approvalId: grant.id }, grant.refusal, row);
-      return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id };
-    }
-    const ttlMs = FENCE.policy.approval_ttl_ms;
-    const opened =
-      grant.kind === "ask"
-        ? {
-            id: openApproval(this.sql, { ...draft, key, rule, version, now, ttlMs }),
-            expiresAt: now + ttlMs,
-          }
-        : grant;
-    const { status } = DECISION_TABLE.approval_required;
-    this.appendAudit(
-      {
-        ...draft,
-        decision: grant.kind === "ask" ? "approval_requested" : "needs_approval",
-        reason: "approval_required",
-        status,
-        approvalId: opened.id,
-      },
-      row,
-    );
-    const expires_at = new Date(opened.expiresAt).toISOString();
-    const ticket = {
-      approval_id: opened.id,
-      rule: rule.name,
-      expires_at,
-      created: grant.kind === "ask",
-      args: draft.args,
-    };
-    return { kind: "approval", approval: ticket, budget };
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
@@ -351,11 +283,15 @@ export class RunLedger extends DurableObject<Env> {
     });
   }
 
-  private operatorScope(): OperatorScope | null {
+  private operatorScope(): LedgerScope | null {
     const run = this.readRun();
-    if (run === null) return null;
+    return run === null ? null : this.scope(run, Date.now());
+  }
+
+  /** The run's storage and its one append function, for a step written in another module. */
+  private scope(run: RunRow, now: number): LedgerScope {
     const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
-    return { sql: this.sql, append, run, now: Date.now() };
+    return { sql: this.sql, append, run, now };
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */

@@ -20,8 +20,8 @@ import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 /** Append an audit entry (the RunLedger's own function). */
 export type Append = (draft: AuditDraft, run: RunRow) => void;
 
-/** The run an operator acts on, with the ledger's storage and append. */
-export interface OperatorScope {
+/** The run a step acts on, with the ledger's storage and append, inside its transaction. */
+export interface LedgerScope {
   /** The ledger's SQL storage. */
   sql: SqlStorage;
   /** The ledger's one append function. */
@@ -53,7 +53,7 @@ function operatorDraft(act: OperatorAct, fields: Partial<AuditDraft>): AuditDraf
 
 /** Approve or deny a pending approval, once; `ttlMs` is the grant's life after approval. */
 export function decide(
-  s: OperatorScope,
+  s: LedgerScope,
   id: string,
   decision: OperatorDecision,
   act: OperatorAct,
@@ -140,7 +140,7 @@ export function listEscalations(
  * `closed` leaves the key's stored answer final.
  */
 export function resolve(
-  s: OperatorScope,
+  s: LedgerScope,
   seq: number,
   resolution: Resolution,
   act: OperatorAct,
