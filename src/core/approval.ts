@@ -89,6 +89,8 @@ export interface ApprovalState {
   id: string;
   /** Where it stands. */
   status: ApprovalStatus;
+  /** Epoch ms a call first asked for it. */
+  requestedAt: number;
   /** Epoch ms after which it no longer admits the call (pending or approved). */
   expiresAt: number;
   /** The policy version it was asked under; a grant binds only that version. */
@@ -102,7 +104,7 @@ export type GrantDecision =
   /** No usable approval: open a new one and answer `needs_approval`. */
   | { kind: "ask" }
   /** Still waiting for an operator. */
-  | { kind: "wait"; id: string; expiresAt: number }
+  | { kind: "wait"; id: string; requestedAt: number; expiresAt: number }
   /** Approved: consume the grant and admit the call, in one transaction. */
   | { kind: "consume"; id: string }
   /** Denied or expired; `expire` names an approval to mark expired as it is reported. */
@@ -137,7 +139,9 @@ export function grantFor(
     const detail = `Approval ${id} expired at ${when}; propose the call again to ask anew.`;
     return { kind: "refuse", id, expire: true, refusal: refuse("approval_expired", detail) };
   }
-  if (latest.status === "pending") return { kind: "wait", id, expiresAt: latest.expiresAt };
+  if (latest.status === "pending") {
+    return { kind: "wait", id, requestedAt: latest.requestedAt, expiresAt: latest.expiresAt };
+  }
   return { kind: "consume", id };
 }
 

@@ -55,14 +55,13 @@ async function announce(
   proposal: LedgerProposal,
   approval: ApprovalTicket,
 ): Promise<void> {
-  const requestedAt = new Date().toISOString();
   await env.TENANT_LEDGER.getByName(ref.tenant).noteApproval({
     approval_id: approval.approval_id,
     run_id: ref.runId,
     tool: proposal.tool,
     rule: approval.rule,
     status: "pending",
-    requested_at: requestedAt,
+    requested_at: approval.requested_at,
     expires_at: approval.expires_at,
   });
   const target = webhookOf(env);
@@ -76,7 +75,7 @@ async function announce(
     rule: approval.rule,
     args: JSON.parse(approval.args) as unknown,
     idempotency_key: proposal.effect === "mutate" ? proposal.key : null,
-    requested_at: requestedAt,
+    requested_at: approval.requested_at,
     expires_at: approval.expires_at,
     decide: `/v1/runs/${ref.runId}/approvals/${approval.approval_id}`,
   });

@@ -51,6 +51,7 @@ export function approvalStep(
   const opened = created
     ? {
         id: openApproval(s.sql, { ...draft, key, rule, version, now, ttlMs }),
+        requestedAt: now,
         expiresAt: now + ttlMs,
       }
     : grant;
@@ -64,11 +65,11 @@ export function approvalStep(
     },
     s.run,
   );
-  const expires_at = new Date(opened.expiresAt).toISOString();
   const approval = {
     approval_id: opened.id,
     rule: rule.name,
-    expires_at,
+    requested_at: new Date(opened.requestedAt).toISOString(),
+    expires_at: new Date(opened.expiresAt).toISOString(),
     created,
     args: draft.args,
   };

@@ -44,6 +44,8 @@ export interface ApprovalTicket {
   approval_id: string;
   /** The rule that asked. */
   rule: string;
+  /** When a call first asked (ISO 8601). */
+  requested_at: string;
   /** When the approval expires unless decided (ISO 8601). */
   expires_at: string;
   /** Whether this call opened the approval (false: it was already waiting). */

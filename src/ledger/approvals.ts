@@ -30,6 +30,7 @@ function stateOf(row: ApprovalRow): ApprovalState {
   return {
     id: row.id,
     status: row.status as ApprovalStatus,
+    requestedAt: row.requested_at,
     expiresAt: row.expires_at,
     policyVersion: row.policy_version,
     note: row.note,

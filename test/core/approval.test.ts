@@ -46,6 +46,7 @@ describe("a grant for a call", () => {
   const base: ApprovalState = {
     id: "apr_1",
     status: "approved",
+    requestedAt: 0,
     expiresAt: 2_000,
     policyVersion: "v1",
     note: null,
