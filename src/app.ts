@@ -9,6 +9,7 @@ import {
   tenantApprovals,
 } from "./http/approvals.ts";
 import { publishedKeys } from "./http/audit-keys.ts";
+import { auditHead, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
@@ -65,6 +66,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
+  app.get("/v1/runs/:run_id/audit/head", requireRole("operator"), withRun(auditHead));
+  app.get("/v1/runs/:run_id/audit/verify", requireRole("operator"), withRun(auditVerify));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
   app.get("/v1/approvals", requireRole("operator"), tenantApprovals);

@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
+import type { ChainReport } from "../core/audit-chain.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
-import { abandonExpired, nextWake } from "./abandon.ts";
+import { abandonExpired, abandonedEntry, nextWake, outcomeBase } from "./abandon.ts";
 import { approvalStep } from "./approval-step.ts";
 import type {
   ApprovalView,
@@ -18,6 +19,15 @@ import type {
   ResolveAnswer,
 } from "./approval-types.ts";
 import { listApprovals } from "./approvals.ts";
+import {
+  append,
+  chainOldEntries,
+  decisionCounts,
+  type EntryDraft,
+  head,
+  openEntry,
+  verifyLog,
+} from "./audit-log.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
@@ -84,6 +94,7 @@ export class RunLedger extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(this.sql);
+    ctx.blockConcurrencyWhile(async () => chainOldEntries(this.sql, this.readRun()));
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
@@ -121,7 +132,8 @@ export class RunLedger extends DurableObject<Env> {
       if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
-      if (key !== null) holdKey(this.sql, key, p, stored, now);
+      const overtaken = key === null ? null : holdKey(this.sql, key, p, stored, now);
+      if (overtaken !== null) this.abandon(overtaken, row, now);
       const outcome = p.outcome;
       const approvalId = asked.approvalId;
       this.appendAudit(
@@ -142,24 +154,22 @@ export class RunLedger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       const { outcome } = s;
-      // Only a pending entry is settled: one the alarm already settled as abandoned stays so,
+      // Only an open entry is settled: one the alarm already closed as abandoned stays so,
       // and its key is left to the retry it was handed to.
-      const settled = this.sql
-        .exec(
-          `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
-           mutations_used = ?, paid_used = ? WHERE call_id = ? AND decision = 'pending'
-         RETURNING seq`,
-          outcome.decision,
-          outcome.reason,
-          outcome.status,
-          outcome.cache,
-          s.durationMs,
-          run.row.mutations_used,
-          run.row.paid_used,
-          s.callId,
-        )
-        .toArray();
-      if (s.key !== null && settled.length > 0) {
+      const open = openEntry(this.sql, s.callId);
+      if (open === null) return budgetView(run.row);
+      this.appendEntry(
+        {
+          ...outcomeBase(open, run.row),
+          decision: outcome.decision,
+          reason: outcome.reason,
+          status: outcome.status,
+          cache: outcome.cache,
+          duration_ms: s.durationMs,
+        },
+        open.seq,
+      );
+      if (s.key !== null) {
         // Only the call that holds the key may settle it: a worker that outlived its
         // lease must not overwrite the outcome of the call that took the key over.
         this.sql.exec(
@@ -254,6 +264,17 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
+  /** The audit's last seq and hash, or null when no call of the run was seen. */
+  auditHead(): { seq: number; hash: string } | null {
+    return this.readRun() === null ? null : head(this.sql);
+  }
+
+  /** Recompute the whole hash chain as stored, or null when no call of the run was seen. */
+  verifyAudit(): ChainReport | null {
+    const run = this.readRun();
+    return run === null ? null : verifyLog(this.sql, run);
+  }
+
   /** Escalated calls after `after`, oldest first: open ones by default. */
   escalations(after: number, limit: number, filter: EscalationFilter = "open"): EscalationView[] {
     return listEscalations(this.sql, filter, after, limit);
@@ -310,7 +331,8 @@ export class RunLedger extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
-      abandonExpired(this.sql, now);
+      const run = this.readRun();
+      if (run !== null) abandonExpired(this.sql, run, now, (d, of) => this.appendEntry(d, of));
       this.sql.exec(
         "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
         now,
@@ -373,42 +395,47 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Append an audit entry; `run` is the row after the decision, for the budget after. */
   private appendAudit(d: AuditDraft, run: RunRow): void {
-    this.sql.exec(
-      `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
-         fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      d.callId,
-      Date.now(),
-      d.tool,
-      d.form,
-      d.decision,
-      d.reason,
-      d.status,
-      d.key,
-      d.fingerprint,
-      d.cache,
-      d.durationMs,
-      run.mutations_used,
-      run.paid_used,
-      d.evidence.contentType,
-      d.evidence.payload,
-      d.evidence.truncated ? 1 : 0,
-      d.leaseExpiresAt ?? null,
-      d.approvalId ?? null,
-      d.actor ?? null,
-      d.note ?? null,
-      d.resolves ?? null,
+    this.appendEntry(
+      {
+        call_id: d.callId,
+        tool: d.tool,
+        form: d.form,
+        decision: d.decision,
+        reason: d.reason,
+        status: d.status,
+        idempotency_key: d.key,
+        fingerprint: d.fingerprint,
+        cache: d.cache,
+        duration_ms: d.durationMs,
+        mutations_used: run.mutations_used,
+        paid_used: run.paid_used,
+        content_type: d.evidence.contentType,
+        payload: d.evidence.payload,
+        payload_truncated: d.evidence.truncated ? 1 : 0,
+        lease_expires_at: d.leaseExpiresAt ?? null,
+        approval_id: d.approvalId ?? null,
+        actor: d.actor ?? null,
+        note: d.note ?? null,
+        resolves: d.resolves ?? null,
+      },
+      null,
     );
   }
 
+  /** The one way into the log: append-only, chained (audit-log.ts). */
+  private appendEntry(d: EntryDraft, of: number | null): void {
+    const run = this.readRun();
+    if (run !== null) append(this.sql, run, d, of);
+  }
+
+  /** Close the open entry of a call whose key another call took over: its outcome is unknown. */
+  private abandon(callId: string, run: RunRow, now: number): void {
+    const open = openEntry(this.sql, callId);
+    if (open !== null) this.appendEntry(abandonedEntry(open, run, now), open.seq);
+  }
+
   private viewOf(row: RunRow | null, now: number): RunView {
-    const decisions: Record<string, number> = {};
-    for (const r of this.sql.exec<{ decision: string; n: number }>(
-      "SELECT decision, COUNT(*) AS n FROM audit GROUP BY decision",
-    )) {
-      decisions[r.decision] = r.n;
-    }
+    const decisions = decisionCounts(this.sql);
     const run = row ?? this.requireRun();
     return runView(run, now, {
       limits: this.limitsOf(run),

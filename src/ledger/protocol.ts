@@ -250,4 +250,10 @@ export interface AuditEntry {
   note: string | null;
   /** The escalation (its `seq`) this entry resolves. */
   resolves: number | null;
+  /** For an outcome entry: the seq of the admitted call's entry it settles. */
+  of: number | null;
+  /** The previous entry's hash (the run's genesis for the first entry). */
+  prev: string;
+  /** SHA-256 of this entry's RFC 8785 form without `hash` (docs/audit.md). */
+  hash: string;
 }

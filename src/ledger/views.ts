@@ -52,6 +52,9 @@ export interface AuditRow {
   actor: string | null;
   note: string | null;
   resolves: number | null;
+  of: number | null;
+  prev: string | null;
+  hash: string | null;
 }
 
 /**
@@ -162,5 +165,8 @@ export function auditEntry(row: AuditRow): AuditEntry {
     actor: row.actor ?? null,
     note: row.note ?? null,
     resolves: row.resolves ?? null,
+    of: row.of ?? null,
+    prev: row.prev ?? "",
+    hash: row.hash ?? "",
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { get, json, newRun, propose, runStatus } from "../helpers.ts";
+import { foldCalls, get, json, newRun, propose, runStatus } from "../helpers.ts";
 import { backendQueries, logsCall, newService, proposeSettled } from "./helpers.ts";
 
 interface CallBody {
@@ -48,10 +48,10 @@ describe("identical reads with permuted keys", () => {
     const run = newRun();
     await proposeSettled(run, logsCall(service));
     await proposeSettled(run, logsCall(service));
-    const page = await json<{ entries: { decision: string; cache: string | null }[] }>(
-      await get(`/v1/runs/${run}/audit`),
-    );
-    expect(page.entries.map((e) => [e.decision, e.cache])).toEqual([
+    const page = await json<{
+      entries: { seq: number; of: number | null; decision: string; cache: string | null }[];
+    }>(await get(`/v1/runs/${run}/audit`));
+    expect(foldCalls(page.entries).map((e) => [e.decision, e.cache])).toEqual([
       ["applied", "miss"],
       ["cached", "hit-edge"],
     ]);
