@@ -20,8 +20,8 @@ export interface AwaitedApproval {
   budget: BudgetView;
 }
 
-/** The fields of the 202 body, shared with the MCP form. */
-export function pendingDetail(a: ApprovalTicket): string {
+/** The 202 body's `detail`: what happened and what the agent does next. */
+function pendingDetail(a: ApprovalTicket): string {
   return `Policy rule ${a.rule} asks a person to approve this call; nothing ran and nothing was charged. Propose the same call again (same idempotency key) after an operator approves it, before ${a.expires_at}.`;
 }
 

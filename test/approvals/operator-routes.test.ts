@@ -65,6 +65,13 @@ describe("the operator's approval routes", () => {
 
     const late = await pendingOf(await propose(run, urgentTicket("k-late-0001")));
     await lapse(run, late.approval_id);
+    // The tenant's list reads an approval past its time as expired, not pending.
+    const ids = async (status: string) =>
+      (await json<Listed>(await get(`/v1/approvals?status=${status}&limit=1000`))).approvals.map(
+        (a) => a.approval_id,
+      );
+    expect(await ids("expired")).toContain(late.approval_id);
+    expect(await ids("pending")).not.toContain(late.approval_id);
     const expired = await decide(run, late.approval_id, "approve");
     expect(expired.status).toBe(403);
     expect(await json(expired)).toMatchObject({ reason: "approval_expired" });
