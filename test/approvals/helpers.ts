@@ -68,10 +68,6 @@ export async function lapse(run: string, approvalId: string, tenant = "default")
   });
   const stub = env.RUN_LEDGER.getByName(`${tenant}/${run}`);
   await runInDurableObject(stub, (_i, state) => {
-    state.storage.sql.exec(
-      "UPDATE approval SET expires_at = ? WHERE id = ?",
-      past,
-      approvalId,
-    );
+    state.storage.sql.exec("UPDATE approval SET expires_at = ? WHERE id = ?", past, approvalId);
   });
 }
