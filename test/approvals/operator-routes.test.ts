@@ -59,6 +59,11 @@ describe("the operator's approval routes", () => {
     expect(twice.status).toBe(409);
     expect(await json(twice)).toMatchObject({ reason: "approval_already_decided" });
 
+    // An approval is decided only under its own run: another run of the tenant has no such id.
+    const elsewhere = newRun();
+    await propose(elsewhere, { tool: "noop", args: {} });
+    expect((await decide(elsewhere, pending.approval_id, "deny")).status).toBe(404);
+
     const stranger = await callerWith({ role: "operator" });
     const foreign = await decide(run, pending.approval_id, "approve", "", stranger.key ?? "");
     expect(foreign.status).toBe(404);
