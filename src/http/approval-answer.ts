@@ -49,6 +49,12 @@ export function awaitApproval(
   });
 }
 
+/** Tell the tenant's index, after the answer, that a call spent its grant. */
+export function noteConsumed(c: AppContext, ref: RunRef, approvalId: string): void {
+  const tenant = c.env.TENANT_LEDGER.getByName(ref.tenant);
+  c.executionCtx.waitUntil(tenant.markApproval(approvalId, "consumed"));
+}
+
 async function announce(
   env: Env,
   ref: RunRef,

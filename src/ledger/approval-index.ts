@@ -52,6 +52,11 @@ export function noteApproval(sql: SqlStorage, e: ApprovalIndexEntry): void {
   );
 }
 
+/** Note an approval's new status (a grant spent by the call it admitted). */
+export function markApproval(sql: SqlStorage, id: string, status: ApprovalStatus): void {
+  sql.exec("UPDATE approval_index SET status = ? WHERE approval_id = ?", status, id);
+}
+
 /** Which rows hold approvals of each published status as of `now` (a `?` is `now`). */
 const WHERE: Readonly<Record<ApprovalStatus, string>> = {
   pending: "status = 'pending' AND expires_at > ?",
