@@ -20,8 +20,8 @@ export interface AwaitedApproval {
   budget: BudgetView;
 }
 
-/** The fields of the 202 body, shared with the MCP form. */
-export function pendingDetail(a: ApprovalTicket): string {
+/** The 202 body's `detail`: what happened and what the agent does next. */
+function pendingDetail(a: ApprovalTicket): string {
   return `Policy rule ${a.rule} asks a person to approve this call; nothing ran and nothing was charged. Propose the same call again (same idempotency key) after an operator approves it, before ${a.expires_at}.`;
 }
 
@@ -47,6 +47,12 @@ export function awaitApproval(
     // Not an error: the call is accepted for a decision (RFC 9110 §15.3.3), so plain JSON.
     headers: { "Content-Type": "application/json", "Retry-After": String(APPROVAL_RETRY_AFTER_S) },
   });
+}
+
+/** Tell the tenant's index, after the answer, that a call spent its grant. */
+export function noteConsumed(c: AppContext, ref: RunRef, approvalId: string): void {
+  const tenant = c.env.TENANT_LEDGER.getByName(ref.tenant);
+  c.executionCtx.waitUntil(tenant.markApproval(approvalId, "consumed"));
 }
 
 async function announce(

@@ -16,7 +16,7 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
-import { awaitApproval } from "./approval-answer.ts";
+import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -164,6 +164,7 @@ async function admitAndRun(
     return problem(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
+  if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);
   if (route.kind === "lead") route.lead.land(execution);

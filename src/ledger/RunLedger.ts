@@ -142,7 +142,8 @@ export class RunLedger extends DurableObject<Env> {
           : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
         row,
       );
-      return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
+      const admitted = { budget: budgetView(row), deadlineAt: row.deadline_at, approvalId };
+      return { kind: "admit", ...admitted };
     });
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));

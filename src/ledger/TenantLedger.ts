@@ -1,7 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";
-import { type ApprovalIndexEntry, indexedApprovals, noteApproval } from "./approval-index.ts";
+import {
+  type ApprovalIndexEntry,
+  indexedApprovals,
+  markApproval,
+  noteApproval,
+} from "./approval-index.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 
@@ -129,6 +134,11 @@ export class TenantLedger extends DurableObject<Env> {
   /** Note a new approval of one of the tenant's runs, or its new state. */
   noteApproval(entry: ApprovalIndexEntry): void {
     noteApproval(this.sql, entry);
+  }
+
+  /** Note that an approval of one of the tenant's runs changed status. */
+  markApproval(id: string, status: ApprovalStatus): void {
+    markApproval(this.sql, id, status);
   }
 
   /** The tenant's approvals, oldest first, or only those of `status`. */

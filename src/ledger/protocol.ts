@@ -123,7 +123,7 @@ export interface LedgerProposal {
 
 /** The ledger's answer to a proposal. */
 export type LedgerAnswer =
-  | { kind: "admit"; budget: BudgetView; deadlineAt: number }
+  | { kind: "admit"; budget: BudgetView; deadlineAt: number; approvalId: string | null }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
   | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
   | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
