@@ -6,6 +6,7 @@ import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
+import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
@@ -33,6 +34,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public: the document describes the API and grants nothing, so it needs no key.
+  app.get("/openapi.json", () => openApiDocument());
 
   app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
