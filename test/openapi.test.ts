@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { DECISION_TABLE, type Reason } from "../src/core/reasons.ts";
 import { FENCE } from "../src/fence.ts";
+import * as approvals from "../src/http/wire-approvals.ts";
 import * as wire from "../src/http/wire-schemas.ts";
+import { postJson, urgentTicket } from "./approvals/helpers.ts";
 import { get, json, newRun, post, propose, put, seedTicket, ticketCall } from "./helpers.ts";
 
 type Json = Record<string, unknown>;
@@ -27,9 +29,10 @@ function operations(doc: Json): Map<string, Operation> {
   return out;
 }
 
-/** The reasons a problem answer of `status` narrows its schema to. */
+/** The reasons a problem answer of `status` narrows its schema to (none for a success). */
 function narrowedReasons(op: Operation, status: string): string[] {
-  const schema = op.responses[status]?.content?.["application/problem+json"]?.schema;
+  const content = op.responses[status]?.content ?? {};
+  const schema = (content["application/problem+json"] ?? content["application/json"])?.schema;
   const allOf = (schema?.allOf ?? []) as { properties?: { reason?: { enum: string[] } } }[];
   return allOf[1]?.properties?.reason?.enum ?? [];
 }
@@ -65,12 +68,13 @@ describe("GET /openapi.json", () => {
 
   it("lists under each problem status only reasons the table answers with that status", async () => {
     const { doc } = await fetchDocument();
-    const calls = operations(doc).get("POST /v1/runs/{run_id}/calls");
-    expect(narrowedReasons(calls as Operation, "403")).toContain("budget_exhausted");
+    const calls = operations(doc).get("POST /v1/runs/{run_id}/calls") as Operation;
+    expect(narrowedReasons(calls, "403")).toContain("budget_exhausted");
+    expect(narrowedReasons(calls, "202")).toEqual(["approval_required"]);
     for (const [name, op] of operations(doc)) {
-      for (const status of Object.keys(op.responses).filter((s) => Number(s) >= 400)) {
+      expect(narrowedReasons(op, "500"), name).toEqual(["internal_error"]);
+      for (const status of Object.keys(op.responses)) {
         const reasons = narrowedReasons(op, status);
-        expect(reasons.length, `${name} ${status}`).toBeGreaterThan(0);
         for (const reason of reasons) {
           expect(DECISION_TABLE[reason as Reason].status, `${name} ${reason}`).toBe(Number(status));
         }
@@ -98,6 +102,37 @@ describe("the wire schemas the document is generated from", () => {
     v.parse(wire.EscalationsPageSchema, await json(await get(`/v1/runs/${run}/escalations`)));
     v.parse(wire.CatalogueSchema, await json(await get("/v1/tools")));
     v.parse(wire.RunViewSchema, await json(await post(`/v1/runs/${run}/halt`)));
+  });
+
+  it("accept the approval, escalation and audit key answers", async () => {
+    const run = newRun("openapi");
+    const waiting = await propose(run, urgentTicket("k-openapi-urgent-1"));
+    expect(waiting.status).toBe(202);
+    const pending = v.parse(wire.ProblemSchema, await json(waiting));
+    expect(pending.decision).toBe("needs_approval");
+    const id = pending.approval_id ?? "";
+    v.parse(approvals.RunApprovalsSchema, await json(await get(`/v1/runs/${run}/approvals`)));
+    v.parse(approvals.TenantApprovalsSchema, await json(await get("/v1/approvals")));
+    const decided = await postJson(`/v1/runs/${run}/approvals/${id}`, { decision: "approve" });
+    expect(v.parse(approvals.ApprovalSchema, await json(decided)).status).toBe("approved");
+    // A comment on a ticket the desk never had: the tool rejects it, an escalation.
+    const missing = { ticket_id: `T-${crypto.randomUUID()}`, body: "x" };
+    expect((await propose(run, ticketCall("add_comment", missing, "k-openapi-esc-1"))).status).toBe(
+      502,
+    );
+    const page = await json(await get(`/v1/runs/${run}/escalations`));
+    const [open] = v.parse(wire.EscalationsPageSchema, page).escalations;
+    const resolved = await postJson(`/v1/runs/${run}/escalations/${open?.seq}`, {
+      resolution: "closed",
+    });
+    expect(v.parse(wire.EscalationSchema, await json(resolved)).resolution?.resolution).toBe(
+      "closed",
+    );
+    // From this machine, the development signing key is published (src/http/audit-keys.ts).
+    const keys = await exports.default.fetch("http://localhost/.well-known/toolfence-audit-keys", {
+      headers: { "CF-Connecting-IP": "127.0.0.1" },
+    });
+    expect(v.parse(approvals.AuditKeysSchema, await json(keys)).keys.length).toBeGreaterThan(0);
   });
 
   it("refuse what the fence refuses", () => {

@@ -6,7 +6,9 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { LimitOverrideSchema } from "../core/limits.ts";
+import { DecisionSchema, ResolutionSchema } from "./approvals.ts";
 import { RUN_ID } from "./runs.ts";
+import * as approvals from "./wire-approvals.ts";
 import * as wire from "./wire-schemas.ts";
 
 type Json = Record<string, unknown>;
@@ -90,6 +92,13 @@ export function components(): Json {
       Catalogue: schemaOf(wire.CatalogueSchema),
       Health: schemaOf(wire.HealthSchema),
       Problem: schemaOf(wire.ProblemSchema),
+      Escalation: schemaOf(wire.EscalationSchema),
+      Resolution: schemaOf(ResolutionSchema),
+      Decision: schemaOf(DecisionSchema),
+      Approval: schemaOf(approvals.ApprovalSchema),
+      TenantApprovals: schemaOf(approvals.TenantApprovalsSchema),
+      RunApprovals: schemaOf(approvals.RunApprovalsSchema),
+      AuditKeys: schemaOf(approvals.AuditKeysSchema),
     },
   };
 }

@@ -12,6 +12,9 @@ import { DECISION_TABLE, type Reason } from "../core/reasons.ts";
 /** Every reason of the decision table, in the table's order. */
 export const REASONS = Object.keys(DECISION_TABLE) as Reason[];
 
+/** Every decision the table tells an agent to take. */
+export const VERDICTS = [...new Set(Object.values(DECISION_TABLE).map((r) => r.decision))];
+
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 const IdempotencyKey = v.pipe(
@@ -85,12 +88,16 @@ export const ProblemSchema = v.object({
   title: v.string(),
   status: v.pipe(v.number(), v.integer()),
   detail: v.string(),
-  decision: v.picklist(["block", "retry", "escalate"]),
+  decision: v.picklist(VERDICTS),
   reason: v.picklist(REASONS),
   issues: v.optional(v.array(ContractIssueSchema)),
   call_id: v.optional(v.pipe(v.string(), v.uuid())),
   budget: v.optional(BudgetSchema),
   field: v.optional(v.pipe(v.string(), v.description("The run limit that was refused."))),
+  approval_id: v.optional(v.string()),
+  expires_at: v.optional(Timestamp),
+  rule: v.optional(v.pipe(v.string(), v.description("The policy rule that asks a person."))),
+  retry_after_s: v.optional(Count),
 });
 
 const LimitsViewSchema = v.strictObject({
@@ -122,9 +129,12 @@ const AuditDecision = v.picklist([
   "cached",
   "pending",
   "abandoned",
-  "block",
-  "retry",
-  "escalate",
+  "approval_requested",
+  "approved",
+  "denied",
+  "escalation_retry_allowed",
+  "escalation_closed",
+  ...VERDICTS,
 ]);
 
 /** One audit entry, as published (one line of the NDJSON form). */
@@ -145,6 +155,10 @@ export const AuditEntrySchema = v.strictObject({
   content_type: v.nullable(v.string()),
   payload: v.string(),
   payload_truncated: v.boolean(),
+  approval_id: v.nullable(v.string()),
+  actor: v.nullable(v.string()),
+  note: v.nullable(v.string()),
+  resolves: v.nullable(Count),
 });
 
 const NextAfter = v.pipe(
@@ -159,10 +173,24 @@ export const AuditPageSchema = v.strictObject({
   next_after: NextAfter,
 });
 
+/** An escalated call and how an operator resolved it (null while open). */
+export const EscalationSchema = v.strictObject({
+  ...AuditEntrySchema.entries,
+  resolution: v.nullable(
+    v.strictObject({
+      resolution: v.picklist(["retry_allowed", "closed"]),
+      note: v.nullable(v.string()),
+      actor: v.string(),
+      resolved_at: Timestamp,
+    }),
+  ),
+});
+
 /** A page of the calls that need a human. */
 export const EscalationsPageSchema = v.strictObject({
   run_id: v.string(),
-  escalations: v.array(AuditEntrySchema),
+  status: v.picklist(["open", "resolved", "all"]),
+  escalations: v.array(EscalationSchema),
   next_after: NextAfter,
 });
 
