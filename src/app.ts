@@ -14,6 +14,7 @@ import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
+import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
@@ -41,6 +42,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public: the document describes the API and grants nothing, so it needs no key.
+  app.get("/openapi.json", () => openApiDocument());
   // Public: anyone may check a signed audit head offline against these keys.
   app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 

@@ -27,10 +27,13 @@ const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
 
 /** `POST /v1/runs/{id}/approvals/{approval_id}`. */
-const DecisionSchema = v.strictObject({ decision: v.picklist(["approve", "deny"]), note: Note });
+export const DecisionSchema = v.strictObject({
+  decision: v.picklist(["approve", "deny"]),
+  note: Note,
+});
 
 /** `POST /v1/runs/{id}/escalations/{seq}`. */
-const ResolutionSchema = v.strictObject({
+export const ResolutionSchema = v.strictObject({
   resolution: v.picklist(["retry_allowed", "closed"]),
   note: Note,
 });

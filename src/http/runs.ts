@@ -12,7 +12,7 @@ import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 
 /** Run ids travel in URLs and object names: a short, plain charset keeps both safe. */
-const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+export const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** The run's ledger object; its name carries the tenant, so tenants never share a run. */
 export function ledgerOf(env: Env, ref: RunRef) {
