@@ -1,7 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/core/canonical.ts";
-import { DEV_KEY, newRun, seedTicket } from "../helpers.ts";
+import { DEV_KEY, get, json, newRun, seedTicket } from "../helpers.ts";
 import { firstJson, mcpClient } from "./helpers.ts";
 
 const KEY = "io.toolfence/idempotency-key";
@@ -67,8 +67,9 @@ describe("the MCP endpoint over HTTP", () => {
 });
 
 describe("MCP refusals the model re-plans from", () => {
-  it("refuses a key sent again with other arguments, naming the reason", async () => {
-    const client = await mcpClient(newRun("mcp"));
+  it("refuses a key sent again with other arguments, naming the reason; both audited as form mcp", async () => {
+    const run = newRun("mcp");
+    const client = await mcpClient(run);
     const ticket = await seedTicket();
     const call = (body: string) => ({
       name: "add_comment",
@@ -79,6 +80,14 @@ describe("MCP refusals the model re-plans from", () => {
     const reused = await client.callTool(call("second"));
     expect(reused.isError).toBe(true);
     expect(firstJson(reused)).toMatchObject({ reason: "idempotency_key_reused" });
+    const audit = await json<{ entries: { form: string; decision: string }[] }>(
+      await get(`/v1/runs/${run}/audit`),
+    );
+    const forms = audit.entries.map((e) => [e.form, e.decision]);
+    expect(forms).toEqual([
+      ["mcp", "applied"],
+      ["mcp", "block"],
+    ]);
     await client.close();
   });
 
