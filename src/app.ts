@@ -2,6 +2,12 @@ import { Hono } from "hono";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import {
+  decideApproval,
+  resolveEscalation,
+  runApprovals,
+  tenantApprovals,
+} from "./http/approvals.ts";
 import { publishedKeys } from "./http/audit-keys.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
@@ -61,6 +67,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+  app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
+  app.get("/v1/runs/:run_id/approvals", requireRole("operator"), withRun(runApprovals));
+  const decide = withRun(decideApproval);
+  app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
+  const resolve = withRun(resolveEscalation);
+  app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

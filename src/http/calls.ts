@@ -16,6 +16,7 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
+import { awaitApproval } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
@@ -93,7 +94,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const route = await routeRead({
     tiers: tiersOf(c.env),
     contract: call.contract,
-    args: call.args,
+    args: JSON.stringify(call.args),
     tenant: ref.tenant,
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
@@ -158,9 +159,11 @@ async function admitAndRun(
     ref,
     known === null ? proposal : { ...proposal, outcome: known },
   );
+  if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
+  if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
-    await hold.release();
-    return refused(answer.refusal, { call_id: callId, budget: answer.budget });
+    const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
+    return refused(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (known !== null) return respond(known, answer.budget, route.key);
@@ -191,6 +194,7 @@ function proposalOf(
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
+    args: JSON.stringify(call.args),
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
@@ -241,7 +245,7 @@ function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Ou
 function refused(refusal: Refusal, extra: Record<string, unknown>): Decision {
   const body = problemDetails(refusal, extra);
   const { status } = DECISION_TABLE[refusal.reason];
-  return { status, body, cache: null, cacheKey: null, replayed: false };
+  return { status, body, cache: null, cacheKey: null, replayed: false, retryAfterS: null };
 }
 
 function withBudget(
@@ -256,11 +260,12 @@ function withBudget(
 function respond(outcome: Outcome, budget: BudgetView, cacheKey: string | null): Decision {
   const patch = cacheKey === null ? {} : { cache_key: cacheKey };
   const body = withBudget(outcome.body, budget, patch);
-  return { status: outcome.status, body, cache: outcome.cache, cacheKey, replayed: false };
+  const { status, cache } = outcome;
+  return { status, body, cache, cacheKey, replayed: false, retryAfterS: null };
 }
 
 function replayed(status: number, body: string, budget: BudgetView): Decision {
   const patch = status === 200 ? { decision: "replayed" } : {};
   const answer = withBudget(body, budget, patch);
-  return { status, body: answer, cache: null, cacheKey: null, replayed: true };
+  return { status, body: answer, cache: null, cacheKey: null, replayed: true, retryAfterS: null };
 }

@@ -18,13 +18,18 @@ export interface Decision {
   cacheKey: string | null;
   /** True when this is the stored answer of an earlier call with the same key. */
   replayed: boolean;
+  /** Seconds after which the same call may be proposed again (`Retry-After`), or null. */
+  retryAfterS: number | null;
 }
 
 /** The REST form of a decision (`POST /v1/runs/{run_id}/calls`). */
 export function restAnswer(d: Decision): Response {
+  // A result, and a call accepted for a person's decision (202, RFC 9110 §15.3.3), are not
+  // errors: plain JSON. Every refusal is problem+json.
   const headers = new Headers({
-    "Content-Type": d.status === 200 ? "application/json" : PROBLEM_TYPE,
+    "Content-Type": d.status < 400 ? "application/json" : PROBLEM_TYPE,
   });
+  if (d.retryAfterS !== null) headers.set("Retry-After", String(d.retryAfterS));
   if (d.cache !== null) headers.set("X-Cache", d.cache);
   if (d.cacheKey !== null) headers.set("X-Cache-Key", d.cacheKey);
   if (d.replayed) headers.set("Idempotent-Replayed", "true");

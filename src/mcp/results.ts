@@ -53,6 +53,7 @@ export function toolResult(d: Decision): CallToolResult {
       replayed: d.replayed,
     },
   };
+  if (d.status === 202) return pendingResult(body, d.retryAfterS, meta);
   if (d.status === 200) {
     const result = body.result;
     const structured =
@@ -70,4 +71,24 @@ export function toolResult(d: Decision): CallToolResult {
     ],
     _meta: meta,
   };
+}
+
+/**
+ * A call that waits for a person: not an error (nothing is wrong with it), so the model is
+ * told to wait and propose the same call again, not to re-plan.
+ */
+function pendingResult(
+  body: Record<string, unknown>,
+  retryAfterS: number | null,
+  meta: Record<string, unknown>,
+): CallToolResult {
+  const approval = {
+    status: "pending",
+    approval_id: String(body.approval_id),
+    rule: String(body.rule),
+    expires_at: String(body.expires_at),
+    retry_after_s: retryAfterS ?? Number(body.retry_after_s ?? 0),
+  };
+  const text = `Approval pending: a person must approve this call (rule ${approval.rule}, approval ${approval.approval_id}); nothing ran. Call the same tool with the same arguments again after ${approval.retry_after_s} s; the approval expires at ${approval.expires_at}.`;
+  return { content: [{ type: "text", text }], structuredContent: { approval }, _meta: meta };
 }

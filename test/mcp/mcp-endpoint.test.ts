@@ -106,6 +106,7 @@ describe("MCP refusals the model re-plans from", () => {
         paid: true,
         key: "k-mcp-running-1",
         fingerprint: await fingerprint("add_comment", args),
+        args: JSON.stringify(args),
         target: null,
         leaseMs: 60_000,
         outcome: null,
