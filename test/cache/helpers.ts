@@ -18,7 +18,8 @@ export function logsCall(service: string, window = "5m") {
 }
 
 /** The worker's bindings with the in-isolate memory tier off, to see the Cache API and KV. */
-export const withoutMemory: Env = { ...env, RESULT_MEMORY_BYTES: "0" } as Env;
+// Env types each var as its configured literal; "0" is the documented other value.
+export const withoutMemory = { ...env, RESULT_MEMORY_BYTES: "0" } as unknown as Env;
 
 /** POST a call to the worker with no memory tier in front of the edge, and wait for its writes. */
 export function proposeAtEdge(runId: string, body: unknown): Promise<Response> {
