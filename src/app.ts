@@ -2,6 +2,13 @@ import { Hono } from "hono";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import {
+  decideApproval,
+  resolveEscalation,
+  runApprovals,
+  tenantApprovals,
+} from "./http/approvals.ts";
+import { publishedKeys } from "./http/audit-keys.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
@@ -33,6 +40,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public: anyone may check a signed audit head offline against these keys.
+  app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 
   app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
@@ -58,6 +67,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+  app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
+  app.get("/v1/runs/:run_id/approvals", requireRole("operator"), withRun(runApprovals));
+  const decide = withRun(decideApproval);
+  app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
+  const resolve = withRun(resolveEscalation);
+  app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

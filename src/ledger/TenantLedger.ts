@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";
+import { type ApprovalIndexEntry, indexedApprovals, noteApproval } from "./approval-index.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 
@@ -18,7 +20,9 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * check-and-insert, and no object is shared by the tenant's other targets: a tenant's capped
  * mutations spread over as many objects as it has targets (docs/scaling.md). The table keeps
  * its tool and target columns; an object from before the split, named by tenant alone, still
- * answers for the claims it holds until their runs end.
+ * answers for the claims it holds until their runs end. The object named by tenant alone also
+ * keeps the tenant's approval index: written only when a call asks a person, never on the
+ * path of a call that is admitted.
  *
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the
@@ -134,5 +138,15 @@ export class TenantLedger extends DurableObject<Env> {
       c.intent,
       c.callId,
     );
+  }
+
+  /** Note a new approval of one of the tenant's runs, or its new state. */
+  noteApproval(entry: ApprovalIndexEntry): void {
+    noteApproval(this.sql, entry);
+  }
+
+  /** The tenant's approvals, oldest first, or only those of `status`. */
+  approvals(status: ApprovalStatus | null, limit: number): ApprovalIndexEntry[] {
+    return indexedApprovals(this.sql, status, Date.now(), limit);
   }
 }
