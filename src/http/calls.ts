@@ -92,7 +92,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   }
   const call = gated.value;
   const route = await routeRead({
-    tiers: tiersOf(c.env),
+    tiers: tiersOf(c.env, ref.tenant),
     contract: call.contract,
     args: JSON.stringify(call.args),
     tenant: ref.tenant,

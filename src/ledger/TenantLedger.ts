@@ -11,9 +11,23 @@ import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 
 /**
- * One tenant's claims on targets whose per-target cap spans all of its runs, such as
- * "one create per ticket_id". Named by tenant, so every run of the tenant meets the same
- * single-threaded object, and a claim is one `transactionSync` check-and-insert.
+ * The name of the one object that holds every claim on `target` of `tool` in `tenant`. A JSON
+ * array keeps the three parts apart whatever characters a target holds.
+ */
+export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target">): string {
+  return JSON.stringify(["claims/v1", c.tenant, c.tool, c.target]);
+}
+
+/**
+ * The claims on one target whose per-target cap spans all of a tenant's runs, such as
+ * "one create per ticket_id". Named by tenant + tool + target (claimObjectName), so every run
+ * claiming that target meets the same single-threaded object, a claim is one `transactionSync`
+ * check-and-insert, and no object is shared by the tenant's other targets: a tenant's capped
+ * mutations spread over as many objects as it has targets (docs/scaling.md). The table keeps
+ * its tool and target columns; an object from before the split, named by tenant alone, still
+ * answers for the claims it holds until their runs end. The object named by tenant alone also
+ * keeps the tenant's approval index: written only when a call asks a person, never on the
+ * path of a call that is admitted.
  *
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the

@@ -16,7 +16,7 @@ export interface RunRef {
 }
 
 /** How a result was served with respect to the cache (`X-Cache`). */
-export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
+export type CacheStatus = "hit-memory" | "hit-edge" | "hit-kv" | "miss" | "bypass";
 
 /**
  * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
