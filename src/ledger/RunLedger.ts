@@ -16,9 +16,11 @@ import type {
   OpenAnswer,
   Rejection,
   RunRef,
+  RunSummary,
   RunView,
   Settlement,
 } from "./protocol.ts";
+import { registerRun } from "./run-registration.ts";
 import { insertRun, storeLimits } from "./run-row.ts";
 import { callCaps, countUse, toolCalls } from "./usage.ts";
 import {
@@ -54,6 +56,8 @@ interface AuditDraft {
  */
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Whether this instance knows the run is in its tenant's run index. */
+  private indexed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -99,6 +103,7 @@ export class RunLedger extends DurableObject<Env> {
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
     });
     if (key !== null && answer.kind === "admit") await this.scheduleExpiry();
+    await this.indexOnce();
     return answer;
   }
 
@@ -136,8 +141,8 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
-  record(ref: RunRef, r: Rejection): BudgetView {
-    return this.ctx.storage.transactionSync(() => {
+  async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
+    const budget = this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       this.appendRefusal(
         {
@@ -154,6 +159,8 @@ export class RunLedger extends DurableObject<Env> {
       );
       return budgetView(run.row);
     });
+    await this.indexOnce();
+    return budget;
   }
 
   /**
@@ -161,9 +168,9 @@ export class RunLedger extends DurableObject<Env> {
    * tenant) when the run is new, its stored limits when it exists. Opening again with
    * the same limits changes nothing; a field that would loosen them is refused.
    */
-  open(ref: RunRef, override: LimitOverride): OpenAnswer {
+  async open(ref: RunRef, override: LimitOverride): Promise<OpenAnswer> {
     const now = Date.now();
-    return this.ctx.storage.transactionSync((): OpenAnswer => {
+    const answer = this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
       const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
       const tightened = tighten(base, override, FENCE.policy.allowed_tools);
@@ -177,10 +184,12 @@ export class RunLedger extends DurableObject<Env> {
       else storeLimits(this.sql, tightened.value);
       return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
     });
+    await this.indexOnce();
+    return answer;
   }
 
   /** The kill switch: every later call of the run is refused with `run_halted`. */
-  halt(ref: RunRef, reason: string): RunView {
+  async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       this.ensureRun(ref, now);
@@ -190,6 +199,7 @@ export class RunLedger extends DurableObject<Env> {
         reason,
       );
     });
+    await this.indexOnce();
     return this.viewOf(this.readRun(), now);
   }
 
@@ -197,6 +207,17 @@ export class RunLedger extends DurableObject<Env> {
   status(): RunView | null {
     const row = this.readRun();
     return row === null ? null : this.viewOf(row, Date.now());
+  }
+
+  /** The status and when the run last recorded a call, or null when it was never seen. */
+  summary(): RunSummary | null {
+    const row = this.readRun();
+    if (row === null) return null;
+    const last = this.sql
+      .exec<{ at: number }>("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
+      .toArray()[0];
+    const lastAt = new Date(last?.at ?? row.created_at).toISOString();
+    return { ...this.viewOf(row, Date.now()), last_activity_at: lastAt };
   }
 
   /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
@@ -229,6 +250,11 @@ export class RunLedger extends DurableObject<Env> {
       now,
     );
     await this.scheduleExpiry();
+  }
+
+  /** Put the run in its tenant's index once; the instance remembers, the row too. */
+  private async indexOnce(): Promise<void> {
+    if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
   }
 
   private async scheduleExpiry(): Promise<void> {

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { refuse } from "../core/reasons.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
+import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
 
 /**
  * One tenant's claims on targets whose per-target cap spans all of its runs, such as
@@ -13,6 +14,8 @@ import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
  * same target is refused even if the first is released a moment later: the rule fails
  * closed, never open. A worker that dies between the steps leaves its claim in place,
  * which also errs on the side of fewer calls.
+ *
+ * It also holds the tenant's run index (`run-index.ts`), written once per run.
  */
 export class TenantLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -74,5 +77,15 @@ export class TenantLedger extends DurableObject<Env> {
       c.intent,
       c.callId,
     );
+  }
+
+  /** Add a run to the tenant's index; called once, when the run's ledger row is created. */
+  indexRun(run: IndexedRun): void {
+    indexRun(this.sql, run);
+  }
+
+  /** The tenant's `limit` most recently created runs, newest first. */
+  runs(limit: number): IndexedRun[] {
+    return recentRuns(this.sql, limit);
   }
 }

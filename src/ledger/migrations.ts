@@ -1,3 +1,5 @@
+import { RUN_INDEX_SCHEMA } from "./run-index.ts";
+
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in
  * order, in the object's constructor; a shipped step is never edited, only followed.
@@ -61,6 +63,9 @@ export const MIGRATIONS: readonly string[] = [
   // Status counts per decision and the escalations list read this index, not the audit
   // rows with their payloads, so they stay cheap as a run grows.
   "CREATE INDEX audit_by_decision ON audit (decision, seq);",
+  // When the run was written to its tenant's run index: NULL until then, so a run whose
+  // indexing failed (or that predates the index) is indexed on its next call.
+  "ALTER TABLE run ADD COLUMN indexed_at INTEGER;",
 ];
 
 /**
@@ -78,6 +83,7 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      claimed_at INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    );`,
+  RUN_INDEX_SCHEMA,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */

@@ -141,6 +141,12 @@ export interface RunView {
   decisions: Record<string, number>;
 }
 
+/** A run's status with when it last recorded a call: one row of the console's run list. */
+export interface RunSummary extends RunView {
+  /** When the run's newest audit entry was recorded (its creation when it has none). */
+  last_activity_at: string;
+}
+
 /** A run's effective limits, in the shape `PUT /v1/runs/{id}` accepts them. */
 export interface LimitsView {
   /** Tools the run may call. */
