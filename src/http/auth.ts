@@ -17,7 +17,7 @@ const LOOPBACK: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"
 const CHALLENGE = 'Bearer realm="toolfence"';
 
 /** Why a request carries no usable credentials, and the RFC 6750 §3.1 error code, if any. */
-interface AuthFailure {
+export interface AuthFailure {
   /** What to tell the caller. */
   detail: string;
   /** `invalid_request` for a malformed header, `invalid_token` for an unknown key. */
@@ -73,9 +73,36 @@ async function principalOf(
       error: "invalid_request",
     });
   }
-  const digest = await sha256Hex(token);
+  return principalOfKey(env, token, host);
+}
+
+/**
+ * The principal a well-formed key acts as: the development key on a loopback host, else
+ * the stored record of its digest. The console signs operators in with it.
+ */
+export async function principalOfKey(
+  env: Env,
+  token: string,
+  host: string,
+): Promise<Result<Principal, AuthFailure>> {
   if (env.DEV_KEY !== undefined && LOOPBACK.has(host) && (await sameKey(token, env.DEV_KEY))) {
     return ok(DEVELOPMENT);
+  }
+  return principalOfDigest(env, await sha256Hex(token), host);
+}
+
+/**
+ * The principal of a key known by its SHA-256 hex (null: the development key), as of now: a
+ * console session re-checks it on every request, so a revoked key's sessions end at once.
+ */
+export async function principalOfDigest(
+  env: Env,
+  digest: string | null,
+  host: string,
+): Promise<Result<Principal, AuthFailure>> {
+  if (digest === null) {
+    const dev = env.DEV_KEY !== undefined && LOOPBACK.has(host);
+    return dev ? ok(DEVELOPMENT) : err({ detail: "The key is not known.", error: "invalid_token" });
   }
   // The lookup compares digests, never keys. Its timing can at most tell how much of the
   // presented key's SHA-256 matches a stored one, and choosing a key whose digest has a

@@ -3,6 +3,7 @@
  * indexed, so the tenant's object is called on the run's first call only; a failed call
  * leaves the mark unset and the next call of the run tries again.
  */
+import { tenantLedgerOf } from "./address.ts";
 
 /**
  * Index the run whose row `sql` holds, unless its row says it already is. Answers whether
@@ -18,7 +19,7 @@ export async function registerRun(env: Env, sql: SqlStorage): Promise<boolean> {
   if (row.indexed_at !== null) return true;
   try {
     // Outside any transaction: a decision never waits on another object.
-    await env.TENANT_LEDGER.getByName(row.tenant).indexRun({
+    await tenantLedgerOf(env, row.tenant).indexRun({
       run_id: row.run_id,
       created_at: row.created_at,
     });
