@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+const url = inject("fenceUrl");
+const KEY = "tf_dev_local_key";
+const auth = { Authorization: `Bearer ${KEY}` };
+
+/** Debian's Chromium: nothing is downloaded, there is no network for it. */
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Where screenshots go: `SCREENSHOT_DIR=docs` refreshes the README's; else a temp folder. */
+const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "toolfence-shots-"));
+
+/** How long a new entry may take to appear: the page polls once a second. */
+const LIVE_WAIT_MS = 2_000;
+
+let profile: string;
+let context: BrowserContext;
+let page: Page;
+
+async function propose(run: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url}/v1/runs/${run}/calls`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  profile = mkdtempSync(join(tmpdir(), "toolfence-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+});
+
+afterAll(async () => {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+describe("the console in Chromium", () => {
+  const run = `console-${crypto.randomUUID().slice(0, 8)}`;
+
+  it("signs in with an operator key and lists the tenant's runs", async () => {
+    expect((await propose(run, { tool: "noop", args: { note: "first" } })).status).toBe(200);
+    await page.goto(`${url}/console`);
+    await page.fill("#key", KEY);
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${url}/console/runs`);
+    await expect(page.locator("h1").textContent()).resolves.toBe("Runs");
+    await expect(page.locator("#runs").textContent()).resolves.toContain(run);
+    await page.screenshot({ path: join(SHOTS, "console-runs.png") });
+  });
+
+  it("shows new calls on the timeline without a reload", async () => {
+    await page.goto(`${url}/console/runs/${run}`);
+    await page.waitForSelector("#e-1");
+    await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+    expect((await propose(run, { tool: "noop", args: { note: "second" } })).status).toBe(200);
+    await page.waitForSelector("#e-2", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-2 .badge").textContent()).resolves.toBe("applied");
+    expect(await page.evaluate(() => "sameDocument" in globalThis)).toBe(true);
+  });
+
+  it("opens a blocked call to show its issues and the payload as received", async () => {
+    const bad = { tool: "fetch_service_logs", args: { service: 42, window_minutes: "lots" } };
+    expect((await propose(run, bad)).status).toBe(422);
+    await page.waitForSelector("#e-3", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-3 .badge").textContent()).resolves.toBe("block");
+    await page.click("#e-3 summary");
+    const fold = page.locator("#e-3 details");
+    await expect(fold.locator("table.issues").isVisible()).resolves.toBe(true);
+    await expect(fold.textContent()).resolves.toContain("window_minutes");
+    await expect(fold.locator("pre").textContent()).resolves.toContain('"lots"');
+    await page.screenshot({ path: join(SHOTS, "console-timeline.png"), fullPage: true });
+  });
+
+  it("halts the run, and the next call is refused", async () => {
+    await page.fill("#halt-reason", "agent looping on logs");
+    await page.check("#halt input[name=confirm]");
+    await page.click("#halt button[type=submit]");
+    await page.waitForURL(/done=halted/);
+    await expect(page.locator("#run-summary .badge").first().textContent()).resolves.toBe("halted");
+    const refused = await propose(run, { tool: "noop", args: {} });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ reason: "run_halted" });
+    await page.reload();
+    await expect(page.locator("#e-4 code").nth(1).textContent()).resolves.toBe("run_halted");
+  });
+
+  it("signs out, and the console then refuses the browser", async () => {
+    await page.click("header form button");
+    await page.waitForURL(`${url}/console`);
+    expect(await context.cookies(url)).toEqual([]);
+    await page.goto(`${url}/console/runs/${run}`);
+    expect(page.url()).toBe(`${url}/console`);
+    await expect(page.locator("#key").isVisible()).resolves.toBe(true);
+    const status = await page.evaluate(async (path) => {
+      const form = new URLSearchParams({ reason: "x", confirm: "yes" });
+      return (await fetch(path, { method: "POST", body: form })).status;
+    }, `/console/runs/${run}/halt`);
+    expect(status).toBe(401);
+  });
+});
