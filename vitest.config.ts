@@ -21,6 +21,10 @@ export default defineConfig({
               // A small per-key limit keeps the flood test short; every test key is fresh.
               ratelimits: {
                 CALL_LIMITER: { namespace_id: "1001", simple: { limit: 20, period: 60 } },
+                AUTH_FAILURE_LIMITER: {
+                  namespace_id: "1002",
+                  simple: { limit: 20, period: 60 },
+                },
               },
             },
           }),

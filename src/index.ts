@@ -1,7 +1,7 @@
 import { buildConsole } from "./console/app.tsx";
 import { FENCE } from "./fence.ts";
 import { buildApp } from "./http/app.ts";
-import { principalOfDigest, principalOfKey } from "./http/auth.ts";
+import { principalOfDigest, principalOfKey, signInFailuresExceeded } from "./http/auth.ts";
 import { MAX_JSON_DEPTH } from "./http/limits.ts";
 
 export { TicketDesk } from "./demo/TicketDesk.ts";
@@ -14,6 +14,7 @@ const operatorConsole = buildConsole({
   fence: FENCE,
   principalOfKey,
   principalOfDigest,
+  signInFailuresExceeded,
   maxDepth: MAX_JSON_DEPTH,
 });
 

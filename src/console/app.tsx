@@ -83,9 +83,14 @@ export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     const form = await c.req.parseBody();
     const key = typeof form.key === "string" ? form.key.trim() : "";
-    const refused = (error: string, status: number) => html(<SignIn error={error} />, status);
+    const refused = async (error: string, status: number) => {
+      if (await deps.signInFailuresExceeded(c.env, c.req.raw)) {
+        return html(<SignIn error="Too many failed sign-ins; wait a minute." />, 429);
+      }
+      return html(<SignIn error={error} />, status);
+    };
     if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
-    const found = await deps.principalOfKey(c.env, key, new URL(c.req.url).hostname);
+    const found = await deps.principalOfKey(c.env, key, c.req.raw);
     if (!found.ok) return refused(found.error.detail, 401);
     if (!roleAllows(found.value.role, "operator")) {
       return refused("This is an agent key; the console needs an operator key.", 403);
@@ -102,8 +107,8 @@ export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.use(async function requireOperator(c, next) {
     const secret = sessionSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
-    const host = new URL(c.req.url).hostname;
-    const now = session === null ? null : await deps.principalOfDigest(c.env, session.keyId, host);
+    const now =
+      session === null ? null : await deps.principalOfDigest(c.env, session.keyId, c.req.raw);
     const still =
       now?.ok === true &&
       session !== null &&

@@ -16,10 +16,12 @@ type PrincipalAnswer = Promise<Result<Principal, AuthFailure>>;
 export interface ConsoleDeps {
   /** The contracts and policy the fence decides with. */
   fence: Fence;
-  /** The API's key check: a presented key to its principal. */
-  principalOfKey: (env: Env, key: string, host: string) => PrincipalAnswer;
+  /** The API's key check: a presented key to its principal, for this request. */
+  principalOfKey: (env: Env, key: string, request: Request) => PrincipalAnswer;
   /** The API's key check by digest (null: the development key), run on every request. */
-  principalOfDigest: (env: Env, digest: string | null, host: string) => PrincipalAnswer;
+  principalOfDigest: (env: Env, digest: string | null, request: Request) => PrincipalAnswer;
+  /** Count a failed sign-in against the client's address, as the API counts failed keys. */
+  signInFailuresExceeded: (env: Env, request: Request) => Promise<boolean>;
   /** Deepest JSON nesting the API accepts, to re-read a blocked call's payload the same way. */
   maxDepth: number;
 }

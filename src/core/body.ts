@@ -66,8 +66,11 @@ export function readCall(
   return ok({ tool, args, idempotencyKey: key.value, form: isText ? "text" : form });
 }
 
-/** The body's media type, compared case-insensitively; only UTF-8 is read. */
-function mediaKind(contentType: string | null): Result<MediaKind, Refusal> {
+/**
+ * The body's media type, compared case-insensitively; only UTF-8 is read. The HTTP edge
+ * calls it before reading a body, so a body in another charset is never decoded at all.
+ */
+export function mediaKind(contentType: string | null): Result<MediaKind, Refusal> {
   const unsupported = (what: string) =>
     err(refuse("unsupported_media_type", `${what}; send ${ACCEPTED}.`));
   if (contentType === null) return unsupported("The request has no Content-Type");

@@ -2,6 +2,7 @@ import { type BodyLimits, type CallForm, readCall } from "./body.ts";
 import { fingerprint } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
 import { fromOpenAiStrictArgs } from "./openai-args.ts";
+import { pathArgIssues } from "./path-args.ts";
 import type { Fence } from "./policy.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -71,6 +72,13 @@ export async function gate(
     form === "openai" ? fromOpenAiStrictArgs(contract, read.value.args as never) : read.value.args;
   const valid = validateArgs(contract, args);
   if (!valid.ok) return fail(valid.error);
+  const unsafe = pathArgIssues(contract, valid.value);
+  if (unsafe.length > 0) {
+    const names = unsafe.map((i) => i.path).join(", ");
+    return fail(
+      refuse("contract_violation", `Unsafe URL path argument of ${tool}: ${names}`, unsafe),
+    );
+  }
   if (contract.effect === "mutate" && key === null) {
     return fail(
       refuse(

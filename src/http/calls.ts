@@ -1,5 +1,6 @@
 import { asksNoCache, type CacheRoute, routeRead } from "../cache/read-through.ts";
 import { tiersOf } from "../cache/tiers.ts";
+import { mediaKind } from "../core/body.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
@@ -21,9 +22,20 @@ import { problem, problemBody } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 import { ledgerOf } from "./runs.ts";
 
-function evidenceOf(contentType: string | null, text: string): Evidence {
-  const truncated = text.length > AUDIT_PAYLOAD_CAP;
-  return { contentType, payload: truncated ? text.slice(0, AUDIT_PAYLOAD_CAP) : text, truncated };
+/**
+ * What was received, for the audit: at most AUDIT_PAYLOAD_CAP bytes of UTF-8, cut on a code
+ * point boundary so no character is split (a cut inside a surrogate pair or a multi-byte
+ * sequence would store U+FFFD instead of what was sent).
+ */
+export function evidenceOf(contentType: string | null, text: string): Evidence {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength <= AUDIT_PAYLOAD_CAP)
+    return { contentType, payload: text, truncated: false };
+  let end = AUDIT_PAYLOAD_CAP;
+  // UTF-8 continuation bytes are 10xxxxxx (RFC 3629 §3): back up to the start of a character.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  const payload = new TextDecoder().decode(bytes.subarray(0, end));
+  return { contentType, payload, truncated: true };
 }
 
 /** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
@@ -33,7 +45,9 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   const ledger = ledgerOf(c.env, ref);
   const contentType = c.req.header("Content-Type") ?? null;
   const headerKey = c.req.header("Idempotency-Key") ?? null;
-  const body = await readBody(c.req.raw, MAX_BODY_BYTES);
+  // The media type and charset decide whether the body is read at all (RFC 9110 §15.5.16).
+  const media = mediaKind(contentType);
+  const body = media.ok ? await readBody(c.req.raw, MAX_BODY_BYTES) : media;
   const text = body.ok ? body.value : "";
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
@@ -53,7 +67,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   }
   const call = gated.value;
   const route = await routeRead({
-    tiers: tiersOf(c.env, c.req.url),
+    tiers: tiersOf(c.env),
     contract: call.contract,
     args: call.args,
     tenant: ref.tenant,
@@ -103,7 +117,7 @@ async function admitAndRun(
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId);
+  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
   if (hold.refusal !== null) {
     const { refusal } = hold;
     const { tool, form, key, evidence } = proposal;

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { mediaKind } from "../core/body.ts";
 import { parseStrictJson } from "../core/json.ts";
 import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
@@ -20,7 +21,8 @@ export function runRef(c: AppContext): RunRef | Response {
       refuse("invalid_run_id", `Run id ${JSON.stringify(runId.slice(0, 80))} is not accepted.`),
     );
   }
-  return { tenant: c.get("principal").tenant, runId };
+  const { tenant, keyId } = c.get("principal");
+  return { tenant, runId, by: keyId ?? "development" };
 }
 
 /** `GET /v1/runs/{run_id}`. */
@@ -41,12 +43,20 @@ function unseen(ref: RunRef): Response {
 export async function openRun(c: AppContext, ref: RunRef): Promise<Response> {
   const override = await readOverride(c.req.raw);
   if (!override.ok) return problem(override.error);
-  const answer = await ledgerOf(c.env, ref).open(ref, override.value);
-  if (answer.kind === "refuse") return problem(answer.refusal, { field: answer.field });
+  const operator = c.get("principal").role === "operator";
+  const answer = await ledgerOf(c.env, ref).open(ref, override.value, operator);
+  if (answer.kind === "refuse") {
+    return problem(answer.refusal, answer.field === null ? {} : { field: answer.field });
+  }
   return c.json(answer.view, answer.created ? 201 : 200);
 }
 
 async function readOverride(request: Request): Promise<Result<LimitOverride, Refusal>> {
+  const media = mediaKind(request.headers.get("Content-Type"));
+  if (!media.ok) return media;
+  if (media.value !== "json") {
+    return err(refuse("unsupported_media_type", "Send the run's limits as application/json."));
+  }
   const body = await readBody(request, MAX_LIMITS_BYTES);
   if (!body.ok) return body;
   if (body.value.trim() === "") return ok({});

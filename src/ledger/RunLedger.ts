@@ -4,6 +4,7 @@ import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
+import { abandonExpired, nextWake } from "./abandon.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
 import type {
@@ -46,6 +47,8 @@ interface AuditDraft {
   cache: string | null;
   durationMs: number | null;
   evidence: Evidence;
+  /** For a pending entry: when the alarm may settle it as abandoned. */
+  leaseExpiresAt?: number;
 }
 
 /**
@@ -96,13 +99,14 @@ export class RunLedger extends DurableObject<Env> {
       const outcome = p.outcome;
       this.appendAudit(
         outcome === null
-          ? { ...draft, decision: "pending" }
+          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs }
           : { ...draft, ...outcome, durationMs: Date.now() - now },
         row,
       );
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
     });
-    if (key !== null && answer.kind === "admit") await this.scheduleExpiry();
+    if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
+    else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
     await this.indexOnce();
     return answer;
   }
@@ -112,19 +116,24 @@ export class RunLedger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       const { outcome } = s;
-      this.sql.exec(
-        `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
-           mutations_used = ?, paid_used = ? WHERE call_id = ?`,
-        outcome.decision,
-        outcome.reason,
-        outcome.status,
-        outcome.cache,
-        s.durationMs,
-        run.row.mutations_used,
-        run.row.paid_used,
-        s.callId,
-      );
-      if (s.key !== null) {
+      // Only a pending entry is settled: one the alarm already settled as abandoned stays so,
+      // and its key is left to the retry it was handed to.
+      const settled = this.sql
+        .exec(
+          `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
+           mutations_used = ?, paid_used = ? WHERE call_id = ? AND decision = 'pending'
+         RETURNING seq`,
+          outcome.decision,
+          outcome.reason,
+          outcome.status,
+          outcome.cache,
+          s.durationMs,
+          run.row.mutations_used,
+          run.row.paid_used,
+          s.callId,
+        )
+        .toArray();
+      if (s.key !== null && settled.length > 0) {
         // Only the call that holds the key may settle it: a worker that outlived its
         // lease must not overwrite the outcome of the call that took the key over.
         this.sql.exec(
@@ -166,12 +175,18 @@ export class RunLedger extends DurableObject<Env> {
   /**
    * Open the run with limits tighter than its current ones: the policy's (for its
    * tenant) when the run is new, its stored limits when it exists. Opening again with
-   * the same limits changes nothing; a field that would loosen them is refused.
+   * the same limits changes nothing; a field that would loosen them is refused. Only an
+   * operator or the key that opened an existing run may change its limits: any agent key
+   * of the tenant could otherwise starve another agent's run (`allowed_tools: []`).
    */
-  async open(ref: RunRef, override: LimitOverride): Promise<OpenAnswer> {
+  async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
     const answer = this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
+      if (existing !== null && !operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
+        const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
+        return { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null };
+      }
       const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
       const tightened = tighten(base, override, FENCE.policy.allowed_tools);
       if (!tightened.ok) {
@@ -241,15 +256,30 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
-  /** Drop idempotency keys past their retention, then wake again for the next one. */
+  /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
+  usedTarget(tool: string, target: string): boolean {
+    return (
+      this.sql
+        .exec("SELECT 1 FROM target_use WHERE tool = ? AND target = ? AND used > 0", tool, target)
+        .toArray().length > 0
+    );
+  }
+
+  /**
+   * Settle pending entries past their lease as abandoned (see abandon.ts), drop idempotency
+   * keys past their retention, then wake again for the next of either.
+   */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.sql.exec(
-      "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
-      now,
-      now,
-    );
-    await this.scheduleExpiry();
+    this.ctx.storage.transactionSync(() => {
+      abandonExpired(this.sql, now);
+      this.sql.exec(
+        "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
+        now,
+        now,
+      );
+    });
+    await this.wakeBy(nextWake(this.sql));
   }
 
   /** Put the run in its tenant's index once; the instance remembers, the row too. */
@@ -257,13 +287,11 @@ export class RunLedger extends DurableObject<Env> {
     if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
   }
 
-  private async scheduleExpiry(): Promise<void> {
-    const next = this.sql
-      .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM idempotency_key")
-      .one().at;
-    if (next === null) return;
+  /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
+  private async wakeBy(at: number | null): Promise<void> {
+    if (at === null) return;
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   private ensureRun(
@@ -315,8 +343,8 @@ export class RunLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
          fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         payload_truncated, lease_expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       d.callId,
       Date.now(),
       d.tool,
@@ -333,6 +361,7 @@ export class RunLedger extends DurableObject<Env> {
       d.evidence.contentType,
       d.evidence.payload,
       d.evidence.truncated ? 1 : 0,
+      d.leaseExpiresAt ?? null,
     );
   }
 

@@ -63,6 +63,12 @@ export const MIGRATIONS: readonly string[] = [
   // Status counts per decision and the escalations list read this index, not the audit
   // rows with their payloads, so they stay cheap as a run grows.
   "CREATE INDEX audit_by_decision ON audit (decision, seq);",
+  // Who opened the run (the key id, `development` for the development key), so only it or an
+  // operator may change its limits; and the lease of a pending entry, after which the alarm
+  // settles it as `abandoned`.
+  `ALTER TABLE run ADD COLUMN opened_by TEXT;
+   ALTER TABLE audit ADD COLUMN lease_expires_at INTEGER;
+   CREATE INDEX audit_pending_lease ON audit (lease_expires_at) WHERE decision = 'pending';`,
   // When the run was written to its tenant's run index: NULL until then, so a run whose
   // indexing failed (or that predates the index) is indexed on its next call.
   "ALTER TABLE run ADD COLUMN indexed_at INTEGER;",
@@ -83,6 +89,13 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      claimed_at INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    );`,
+  // A claim is confirmed once its run is known to have admitted the call; until then it has a
+  // lease, and the alarm asks the run and releases the claim if the call never got in. Claims
+  // made before this step are taken as confirmed.
+  `ALTER TABLE target_claim ADD COLUMN tenant TEXT;
+   ALTER TABLE target_claim ADD COLUMN lease_expires_at INTEGER;
+   ALTER TABLE target_claim ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
+   CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
   RUN_INDEX_SCHEMA,
 ];
 

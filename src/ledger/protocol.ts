@@ -7,13 +7,21 @@ export interface RunRef {
   tenant: string;
   /** The run id as the agent sent it. */
   runId: string;
+  /**
+   * Who is calling: the caller's key id, or `development` for the development key. Recorded
+   * as the run's opener by the call that creates the run.
+   */
+  by?: string;
 }
 
 /** How a result was served with respect to the cache (`X-Cache`). */
 export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
 
-/** Every decision an audit entry can carry; `pending` while the tool runs. */
-export type AuditDecision = "applied" | "replayed" | "cached" | "pending" | Verdict;
+/**
+ * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
+ * its worker never settled it within its lease (see src/ledger/abandon.ts).
+ */
+export type AuditDecision = "applied" | "replayed" | "cached" | "pending" | "abandoned" | Verdict;
 
 /** Used and limit of one budget counter. */
 export interface Counter {
@@ -164,7 +172,7 @@ export interface LimitsView {
 /** What `open` answers: the run, or why its limits were refused. */
 export type OpenAnswer =
   | { kind: "opened"; created: boolean; view: RunView }
-  | { kind: "refuse"; refusal: Refusal; field: string };
+  | { kind: "refuse"; refusal: Refusal; field: string | null };
 
 /** A claim on a target whose cap spans every run of a tenant (the TenantLedger). */
 export interface TargetClaim {
@@ -182,6 +190,10 @@ export interface TargetClaim {
   intent: string;
   /** The call making the claim; only it may release a fresh claim. */
   callId: string;
+  /** Tenant of the run, to ask the run about an unconfirmed claim. */
+  tenant: string;
+  /** How long a fresh claim waits for its run to decide before the alarm asks the run. */
+  leaseMs: number;
 }
 
 /** The TenantLedger's answer: the claim is held (`fresh` when this call made it), or refused. */

@@ -25,6 +25,7 @@ export interface RunRow {
   max_paid_calls: number;
   allowed_tools: string | null;
   tool_caps: string | null;
+  opened_by: string | null;
   indexed_at: number | null;
 }
 

@@ -11,8 +11,8 @@ export const ORIGIN = "http://localhost";
 export class ConsoleClient {
   cookie: string | null = null;
 
-  async get(path: string): Promise<Response> {
-    return this.send(path, { method: "GET" });
+  async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    return this.send(path, { method: "GET", headers });
   }
 
   async post(path: string, form: Record<string, string | string[]>, origin = ORIGIN) {
@@ -26,6 +26,8 @@ export class ConsoleClient {
   private async send(path: string, init: RequestInit): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookie !== null) headers.set("Cookie", this.cookie);
+    // As `wrangler dev` reports a browser on this machine.
+    headers.set("CF-Connecting-IP", "127.0.0.1");
     const res = await exports.default.fetch(`${ORIGIN}${path}`, {
       ...init,
       headers,

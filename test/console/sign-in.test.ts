@@ -61,6 +61,15 @@ describe("console sign-in", () => {
     expect((await revoked.get("/console/runs")).status).toBe(303);
   });
 
+  it("honours a development-key session only under local development", async () => {
+    const client = await signedIn(DEV_KEY);
+    expect((await client.get("/console/runs")).status).toBe(200);
+    // Cloudflare's edge adds CF-Ray to every request it forwards: the worker is deployed.
+    expect((await client.get("/console/runs", { "CF-Ray": "8f00000000000000-LHR" })).status).toBe(
+      303,
+    );
+  });
+
   it("serves every page with a strict Content-Security-Policy", async () => {
     const res = await new ConsoleClient().get("/console");
     const csp = res.headers.get("Content-Security-Policy") ?? "";

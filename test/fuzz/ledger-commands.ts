@@ -1,9 +1,10 @@
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
 import {
+  abandonInModel,
   decisionsOf,
   type Expected,
   type LedgerModel,
@@ -247,6 +248,21 @@ export const expireLease = fc.constantFrom(...KEYS).map((key) =>
       });
       const k = m.keys.get(key);
       if (k !== undefined) k.leaseExpired = true;
+    },
+  ),
+);
+
+/** Every lease of the run runs out and the alarm rings: pending entries are abandoned. */
+export const abandon = fc.constant(
+  command(
+    "let every lease run out and ring the alarm",
+    (m) => m.audit.some((e) => e.decision === "pending"),
+    async (m, r) => {
+      await runInDurableObject(r.stub, (_i, state) => {
+        state.storage.sql.exec("UPDATE audit SET lease_expires_at = 1 WHERE decision = 'pending'");
+      });
+      await runDurableObjectAlarm(r.stub);
+      abandonInModel(m);
     },
   ),
 );

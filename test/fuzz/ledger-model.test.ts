@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, it } from "vitest";
 import { newRun } from "../helpers.ts";
 import {
+  abandon,
   duplicates,
   EVIDENCE,
   evict,
@@ -46,7 +47,7 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
 }
 
 describe("the RunLedger against its model", () => {
-  it("agrees with the model through calls, retries, duplicates, halts, evictions and expiries", async () => {
+  it("agrees with the model through calls, retries, duplicates, halts, evictions, expiries and abandoned calls", async () => {
     const commands = fc.commands(
       // Listed more than once to be picked more often: a run halts or expires only once.
       [
@@ -60,6 +61,7 @@ describe("the RunLedger against its model", () => {
         duplicates,
         record,
         expireLease,
+        abandon,
         evict,
         fc.oneof(halt, passDeadline),
       ],
