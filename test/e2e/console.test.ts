@@ -59,7 +59,19 @@ describe("the console in Chromium", () => {
   const run = `console-${crypto.randomUUID().slice(0, 8)}`;
 
   it("signs in with an operator key and lists the tenant's runs", async () => {
+    const ticket = { ticket_id: `T-${run}`, title: "Auth is down", priority: "high" };
+    const logs = { tool: "fetch_service_logs", args: { service: "auth", window: "1h" } };
     expect((await propose(run, { tool: "noop", args: { note: "first" } })).status).toBe(200);
+    const created = await propose(
+      run,
+      { tool: "create_ticket", args: ticket },
+      {
+        "Idempotency-Key": `k-${run}-create`,
+      },
+    );
+    expect(created.status).toBe(200);
+    expect((await propose(run, logs)).status).toBe(200);
+    expect((await propose(run, logs)).headers.get("X-Cache")).toMatch(/^hit/);
     await page.goto(`${url}/console`);
     await page.fill("#key", KEY);
     await page.click("button[type=submit]");
@@ -71,21 +83,21 @@ describe("the console in Chromium", () => {
 
   it("shows new calls on the timeline without a reload", async () => {
     await page.goto(`${url}/console/runs/${run}`);
-    await page.waitForSelector("#e-1");
+    await page.waitForSelector("#e-4");
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     expect((await propose(run, { tool: "noop", args: { note: "second" } })).status).toBe(200);
-    await page.waitForSelector("#e-2", { timeout: LIVE_WAIT_MS + 1_000 });
-    await expect(page.locator("#e-2 .badge").textContent()).resolves.toBe("applied");
+    await page.waitForSelector("#e-5", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-5 .badge").textContent()).resolves.toBe("applied");
     expect(await page.evaluate(() => "sameDocument" in globalThis)).toBe(true);
   });
 
   it("opens a blocked call to show its issues and the payload as received", async () => {
     const bad = { tool: "fetch_service_logs", args: { service: 42, window_minutes: "lots" } };
     expect((await propose(run, bad)).status).toBe(422);
-    await page.waitForSelector("#e-3", { timeout: LIVE_WAIT_MS + 1_000 });
-    await expect(page.locator("#e-3 .badge").textContent()).resolves.toBe("block");
-    await page.click("#e-3 summary");
-    const fold = page.locator("#e-3 details");
+    await page.waitForSelector("#e-6", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-6 .badge").textContent()).resolves.toBe("block");
+    await page.click("#e-6 summary");
+    const fold = page.locator("#e-6 details");
     await expect(fold.locator("table.issues").isVisible()).resolves.toBe(true);
     await expect(fold.textContent()).resolves.toContain("window_minutes");
     await expect(fold.locator("pre").textContent()).resolves.toContain('"lots"');
@@ -102,7 +114,22 @@ describe("the console in Chromium", () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ reason: "run_halted" });
     await page.reload();
-    await expect(page.locator("#e-4 code").nth(1).textContent()).resolves.toBe("run_halted");
+    await expect(page.locator("#e-7 code").nth(1).textContent()).resolves.toBe("run_halted");
+  });
+
+  it("fits a phone's width and follows a dark colour scheme", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto(`${url}/console/runs/${run}`);
+    // Page-side expressions (the project's types have no DOM).
+    const overflow = await page.evaluate(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    const background = await page.evaluate("getComputedStyle(document.body).backgroundColor");
+    expect(background).toBe("rgb(17, 19, 22)");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: "light" });
   });
 
   it("signs out, and the console then refuses the browser", async () => {
