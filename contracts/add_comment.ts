@@ -7,6 +7,7 @@ export const addComment: ToolContract = {
   version: "v1",
   description: "Add a comment to an existing ticket. A mutation: send an idempotency key.",
   effect: "mutate",
+  destructive: false,
   paid: true,
   input: v.strictObject({ ticket_id: TicketId, body: CommentBody }),
   output: v.strictObject({ ticket_id: v.string(), comment: Comment }),

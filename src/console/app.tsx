@@ -1,7 +1,8 @@
 /**
  * The operator console at `/console`: its guards (a strict CSP, Hono's CSRF check, a body
  * limit, the session), signing in and out, its two static files, and the page routes.
- * Every read and action goes through the same ledger methods the API's routes call.
+ * Every read and action goes through the same ledger methods the API's routes call, and
+ * signing in uses the API's own key checks (src/http/auth.ts), so the two never disagree.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -9,7 +10,9 @@ import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
-import type { ConsoleDeps, ConsoleEnv } from "./context.ts";
+import type { Fence } from "../core/policy.ts";
+import { principalOfDigest, principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
+import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountRuns } from "./run-routes.tsx";
 import { mountRunList } from "./runs-page.tsx";
@@ -59,7 +62,7 @@ function SignIn(props: { error: string | null }) {
 }
 
 /** The console's routes, mounted by the worker at `/console`. */
-export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
+export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>().basePath("/console");
   app.use(secureHeaders({ contentSecurityPolicy: CSP, referrerPolicy: "same-origin" }));
   app.use(csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
@@ -84,13 +87,13 @@ export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const form = await c.req.parseBody();
     const key = typeof form.key === "string" ? form.key.trim() : "";
     const refused = async (error: string, status: number) => {
-      if (await deps.signInFailuresExceeded(c.env, c.req.raw)) {
+      if (await signInFailuresExceeded(c.env, c.req.raw)) {
         return html(<SignIn error="Too many failed sign-ins; wait a minute." />, 429);
       }
       return html(<SignIn error={error} />, status);
     };
     if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
-    const found = await deps.principalOfKey(c.env, key, c.req.raw);
+    const found = await principalOfKey(c.env, key, c.req.raw);
     if (!found.ok) return refused(found.error.detail, 401);
     if (!roleAllows(found.value.role, "operator")) {
       return refused("This is an agent key; the console needs an operator key.", 403);
@@ -107,8 +110,7 @@ export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.use(async function requireOperator(c, next) {
     const secret = sessionSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
-    const now =
-      session === null ? null : await deps.principalOfDigest(c.env, session.keyId, c.req.raw);
+    const now = session === null ? null : await principalOfDigest(c.env, session.keyId, c.req.raw);
     const still =
       now?.ok === true &&
       session !== null &&
@@ -124,10 +126,10 @@ export function buildConsole(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   mountRunList(app);
-  mountRuns(app, deps);
-  mountTools(app, deps);
-
-  app.notFound((c) => html(<Missing signedIn={c.get("operator") !== undefined} />, 404));
+  mountRuns(app, fence);
+  mountTools(app, fence);
+  // Last: any other console path, for a signed-in operator, is an HTML 404.
+  app.all("*", () => html(<Missing />, 404));
   app.onError((e) => {
     // Hono's CSRF check and body limit refuse by throwing an HTTPException; its status is
     // the answer.
@@ -167,11 +169,11 @@ const REFUSED = (
 
 const FAILED = <Notice kind="error">The console failed; nothing was changed.</Notice>;
 
-function Missing(props: { signedIn: boolean }) {
+function Missing() {
   return (
     <Page title="Not found" viewer={null}>
       <Notice kind="error">
-        No such page. {props.signedIn ? <a href="/console/runs">Back to the runs</a> : null}
+        No such page. <a href="/console/runs">Back to the runs</a>
       </Notice>
     </Page>
   );

@@ -7,9 +7,11 @@
 import type { Hono } from "hono";
 import * as v from "valibot";
 import { LimitOverrideSchema } from "../core/limits.ts";
+import type { Fence } from "../core/policy.ts";
+import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf, RUN_ID } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
-import type { ConsoleContext, ConsoleDeps, ConsoleEnv } from "./context.ts";
+import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
 import { explain, type ReadOptions } from "./timeline.tsx";
@@ -92,8 +94,8 @@ function overrideOf(form: Record<string, string | File | (string | File)[]>) {
 }
 
 /** Mount the run routes on the console. */
-export function mountRuns(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
-  const read: ReadOptions = { fence: deps.fence, maxDepth: deps.maxDepth };
+export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
+  const read: ReadOptions = { fence, maxDepth: MAX_JSON_DEPTH };
 
   async function render(c: ConsoleContext, ref: RunRef, notice: PageNotice, status = 200) {
     const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), notice);

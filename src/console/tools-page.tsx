@@ -6,7 +6,7 @@
 import type { Hono } from "hono";
 import { catalogue } from "../core/catalogue.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
-import type { ConsoleDeps, ConsoleEnv, Operator } from "./context.ts";
+import type { ConsoleEnv, Operator } from "./context.ts";
 import { html, Page } from "./layout.tsx";
 
 /** One contract as the JSON catalogue publishes it. */
@@ -104,11 +104,11 @@ function ToolsPage(props: { operator: Operator; fence: Fence; tools: CatalogueEn
 }
 
 /** `GET /console/tools`. */
-export function mountTools(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
+export function mountTools(app: Hono<ConsoleEnv>, fence: Fence): void {
   // One array for the worker's life: the catalogue is built once per array.
-  const contracts = [...deps.fence.tools.values()];
+  const contracts = [...fence.tools.values()];
   app.get("/tools", (c) => {
     const { tools } = catalogue(contracts, "json") as { tools: CatalogueEntry[] };
-    return html(<ToolsPage operator={c.get("operator")} fence={deps.fence} tools={tools} />);
+    return html(<ToolsPage operator={c.get("operator")} fence={fence} tools={tools} />);
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callerWith, json, newRun } from "../helpers.ts";
-import { signedIn } from "./browser.ts";
+import { ConsoleClient, signedIn } from "./browser.ts";
 
 async function operatorWithConsole() {
   const operator = await callerWith({ role: "operator" });
@@ -85,6 +85,15 @@ describe("console runs", () => {
     const halt = await browser.post(`/console/runs/${run}/halt`, { reason: "x", confirm: "yes" });
     expect(halt.status).toBe(404);
     expect((await other.runStatus(run)).status).toBe("open");
+  });
+
+  it("answers an unknown console page with an HTML 404, and only once signed in", async () => {
+    const { browser } = await operatorWithConsole();
+    const missing = await browser.get("/console/no-such-page");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("Content-Type")).toContain("text/html");
+    const anonymous = await new ConsoleClient().get("/console/no-such-page");
+    expect(anonymous.status).toBe(303);
   });
 
   it("downloads the audit log as NDJSON, one entry per line", async () => {

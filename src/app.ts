@@ -1,14 +1,16 @@
 import { Hono } from "hono";
-import { type CatalogueFormat, catalogue } from "../core/catalogue.ts";
-import type { Fence } from "../core/policy.ts";
-import { refuse } from "../core/reasons.ts";
-import type { RunRef } from "../ledger/protocol.ts";
-import { authenticate, requireRole } from "./auth.ts";
-import { proposeCall } from "./calls.ts";
-import type { AppContext, AppEnv } from "./context.ts";
-import { headerLimit, rateLimit } from "./guards.ts";
-import { problem } from "./problem.ts";
-import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
+import { buildConsole } from "./console/app.tsx";
+import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
+import { type Fence, toolsFor } from "./core/policy.ts";
+import { refuse } from "./core/reasons.ts";
+import { authenticate, requireRole } from "./http/auth.ts";
+import { proposeCall } from "./http/calls.ts";
+import type { AppContext, AppEnv } from "./http/context.ts";
+import { headerLimit, rateLimit } from "./http/guards.ts";
+import { problem } from "./http/problem.ts";
+import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
+import type { RunRef } from "./ledger/protocol.ts";
+import { mcpEndpoint } from "./mcp/route.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
 
@@ -39,19 +41,19 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
         refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
       );
     }
-    const names = c.get("principal").tools;
-    const tools = [...fence.tools.values()].filter(
-      (t) => fence.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
-    );
-    return c.json(catalogue(tools, format));
+    return c.json(catalogue(toolsFor(fence, c.get("principal").tools), format));
   });
 
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
+  app.on(["POST", "GET", "DELETE"], "/v1/runs/:run_id/mcp", withRun(mcpEndpoint));
   app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+
+  // The operator console: HTML pages under /console with their own guards and sessions.
+  app.route("/", buildConsole(fence));
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {
