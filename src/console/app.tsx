@@ -11,7 +11,8 @@ import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
-import { principalOfDigest, principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
+import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
+import { signOut, stillActs } from "./access.ts";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountRuns } from "./run-routes.tsx";
@@ -102,7 +103,10 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
     return c.redirect("/console/runs", 303);
   });
 
-  app.post("/sign-out", (c) => {
+  app.post("/sign-out", async (c) => {
+    const secret = sessionSecret(c.env);
+    const session = secret === null ? null : await readSession(c, secret);
+    if (session !== null) await signOut(c.env, session);
     endSession(c);
     return c.redirect("/console", 303);
   });
@@ -110,13 +114,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   app.use(async function requireOperator(c, next) {
     const secret = sessionSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
-    const now = session === null ? null : await principalOfDigest(c.env, session.keyId, c.req.raw);
-    const still =
-      now?.ok === true &&
-      session !== null &&
-      now.value.tenant === session.tenant &&
-      roleAllows(now.value.role, "operator");
-    if (!still) {
+    if (session === null || !(await stillActs(c, session))) {
       if (session !== null) endSession(c);
       if (c.req.method === "GET") return c.redirect("/console", 303);
       return html(<SignIn error="Your session has ended; sign in again." />, 401);

@@ -2,7 +2,8 @@
  * Operator sessions: a short-lived cookie signed with HMAC-SHA256 (Hono's signed cookies)
  * that names the tenant, role and key digest, never the key itself. HttpOnly keeps it from
  * scripts, Secure from plain HTTP (browsers treat loopback as secure), SameSite=Strict
- * from every cross-site request.
+ * from every cross-site request. Signing out records the session's id in the tenant's
+ * TenantLedger, so a copy of the cookie is refused afterwards too.
  */
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
@@ -19,6 +20,8 @@ const MIN_SECRET_CHARS = 32;
 
 /** Who a session acts as. */
 export interface Session {
+  /** Random id, so signing out can refuse copies of this one cookie. */
+  id: string;
   /** The operator's tenant. */
   tenant: string;
   /** SHA-256 hex of the operator's stored key, or null for the local development key. */
@@ -40,10 +43,17 @@ const OPTIONS = {
   sameSite: "Strict",
 } as const;
 
-/** Start a session: `tenant.keyId.expiresAt`, signed. */
-export async function startSession(c: Context, secret: string, s: Omit<Session, "expiresAt">) {
+/** Start a session: `tenant.keyId.expiresAt.id`, signed. */
+export async function startSession(
+  c: Context,
+  secret: string,
+  s: Pick<Session, "tenant" | "keyId">,
+) {
   const expiresAt = Date.now() + SESSION_TTL_S * 1000;
-  const value = `${s.tenant}.${s.keyId ?? "dev"}.${expiresAt}`;
+  const id = [...crypto.getRandomValues(new Uint8Array(16))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  const value = `${s.tenant}.${s.keyId ?? "dev"}.${expiresAt}.${id}`;
   await setSignedCookie(c, COOKIE, value, secret, { ...OPTIONS, maxAge: SESSION_TTL_S });
 }
 
@@ -56,9 +66,10 @@ export function endSession(c: Context): void {
 export async function readSession(c: Context, secret: string): Promise<Session | null> {
   const value = await getSignedCookie(c, secret, COOKIE);
   if (typeof value !== "string") return null;
-  const [tenant = "", keyId = "", expires = ""] = value.split(".");
+  const [tenant = "", keyId = "", expires = "", id = ""] = value.split(".");
   const expiresAt = Number(expires);
   if (!TENANT_PATTERN.test(tenant) || !/^([0-9a-f]{64}|dev)$/.test(keyId)) return null;
   if (!Number.isSafeInteger(expiresAt) || expiresAt <= Date.now()) return null;
-  return { tenant, keyId: keyId === "dev" ? null : keyId, expiresAt };
+  if (!/^[0-9a-f]{32}$/.test(id)) return null;
+  return { id, tenant, keyId: keyId === "dev" ? null : keyId, expiresAt };
 }

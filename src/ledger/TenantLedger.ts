@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { refuse } from "../core/reasons.ts";
+import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
@@ -18,7 +19,8 @@ import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
  * if it did not. The alarm is off the call path; until it rings, the claim errs on the side
  * of fewer calls.
  *
- * It also holds the tenant's run index (`run-index.ts`), written once per run.
+ * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
+ * sessions signed out before they expired (`console-sessions.ts`).
  */
 export class TenantLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -135,5 +137,15 @@ export class TenantLedger extends DurableObject<Env> {
   /** The tenant's `limit` most recently created runs, newest first. */
   runs(limit: number): IndexedRun[] {
     return recentRuns(this.sql, limit);
+  }
+
+  /** Refuse a console session from now on: it was signed out. */
+  signOut(sessionId: string, expiresAt: number): void {
+    recordSignOut(this.sql, sessionId, expiresAt);
+  }
+
+  /** Whether a console session was signed out. */
+  signedOut(sessionId: string): boolean {
+    return isSignedOut(this.sql, sessionId);
   }
 }

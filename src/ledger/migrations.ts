@@ -1,3 +1,4 @@
+import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
 import { RUN_INDEX_SCHEMA } from "./run-index.ts";
 
 /**
@@ -97,6 +98,7 @@ export const TENANT_MIGRATIONS: readonly string[] = [
    ALTER TABLE target_claim ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
    CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
   RUN_INDEX_SCHEMA,
+  SIGNED_OUT_SCHEMA,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */

@@ -46,11 +46,15 @@ describe("console sign-in", () => {
     expect(res.headers.get("Location")).toBe("/console");
   });
 
-  it("ends the session on sign-out and when the key is revoked", async () => {
+  it("ends the session on sign-out, copies of its cookie too, and when the key is revoked", async () => {
     const client = await signedIn(DEV_KEY);
+    const copy = new ConsoleClient();
+    copy.cookie = client.cookie;
+    expect((await copy.get("/console/runs")).status).toBe(200);
     expect((await client.post("/console/sign-out", {})).status).toBe(303);
     expect(client.cookie).toBeNull();
     expect((await client.get("/console/runs")).status).toBe(303);
+    expect((await copy.get("/console/runs")).status).toBe(303);
 
     const operator = await callerWith({ role: "operator" });
     const revoked = await signedIn(operator.key ?? "");

@@ -133,9 +133,17 @@ describe("the console in Chromium", () => {
   });
 
   it("signs out, and the console then refuses the browser", async () => {
+    const session = await context.cookies(`${url}/console`);
+    expect(session.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([
+      ["tf_console", true, true, "Strict"],
+    ]);
     await page.click("header form button");
     await page.waitForURL(`${url}/console`);
-    expect(await context.cookies(url)).toEqual([]);
+    expect(await context.cookies(`${url}/console`)).toEqual([]);
+    // A copy of the signed-out cookie is refused too.
+    await context.addCookies(session);
+    await page.goto(`${url}/console/runs`);
+    expect(page.url()).toBe(`${url}/console`);
     await page.goto(`${url}/console/runs/${run}`);
     expect(page.url()).toBe(`${url}/console`);
     await expect(page.locator("#key").isVisible()).resolves.toBe(true);
