@@ -10,9 +10,17 @@ import { headerLimit, rateLimit } from "./http/guards.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
-import { mcpEndpoint } from "./mcp/route.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
+
+/**
+ * The MCP edge, loaded on its first request: the SDK builds its protocol schemas when its
+ * module is evaluated, which would otherwise add to every isolate's startup.
+ */
+async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response> {
+  const { mcpEndpoint: endpoint } = await import("./mcp/route.ts");
+  return endpoint(c, ref);
+}
 
 function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
   return async function routeWithRun(c: AppContext): Promise<Response> {

@@ -12,6 +12,7 @@ import {
   isJsonContentType,
   isLegacyRequest,
   localhostAllowedHostnames,
+  type McpHttpHandler,
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
@@ -28,11 +29,19 @@ import { fenceServer, type McpCallContext } from "./server.ts";
 /** Where the per-request context rides through the SDK's handler (`authInfo.extra`). */
 const CONTEXT = "toolfence";
 
-/** The 2026-07-28 leg, built once: it holds no session, only a per-request factory. */
-const modern = createMcpHandler(
-  (ctx) => fenceServer(ctx.authInfo?.extra?.[CONTEXT] as McpCallContext),
-  { legacy: "reject", responseMode: "json", maxRequestBodySize: MAX_BODY_BYTES },
-);
+let modern: McpHttpHandler | undefined;
+
+/**
+ * The 2026-07-28 leg, built once per isolate on first use: it holds no session, only a
+ * per-request factory.
+ */
+function modernLeg(): McpHttpHandler {
+  modern ??= createMcpHandler(
+    (ctx) => fenceServer(ctx.authInfo?.extra?.[CONTEXT] as McpCallContext),
+    { legacy: "reject", responseMode: "json", maxRequestBodySize: MAX_BODY_BYTES },
+  );
+  return modern;
+}
 
 /**
  * The idempotency key of a mutation the client sent without one: the same run, tool and
@@ -116,5 +125,5 @@ export async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response>
     return transport.handleRequest(request);
   }
   const authInfo = { token: "", clientId: ref.by ?? "", scopes: [], extra: { [CONTEXT]: ctx } };
-  return modern.fetch(request, { authInfo });
+  return modernLeg().fetch(request, { authInfo });
 }
