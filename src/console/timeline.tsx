@@ -1,7 +1,8 @@
 /**
  * A run's audit log as an incident timeline: one `<tbody>` per entry (so live updates can
- * replace an entry in place when a pending call settles), and for a blocked call a fold
- * with its issues and the payload exactly as the fence received it.
+ * replace an entry in place when a pending call settles), and for a call with a reason
+ * (blocked, to retry, escalated) a fold with why, its issues when the gate finds them, and
+ * the payload exactly as the fence received it.
  */
 import { gate } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
@@ -46,7 +47,7 @@ function time(iso: string): string {
   return iso.slice(11, 23);
 }
 
-function Blocked(props: { item: TimelineEntry }) {
+function Why(props: { item: TimelineEntry }) {
   const { entry, refusal } = props.item;
   const title = entry.reason === null ? null : DECISION_TABLE[entry.reason].title;
   const issues = refusal?.reason === entry.reason ? (refusal.issues ?? []) : [];
@@ -54,7 +55,7 @@ function Blocked(props: { item: TimelineEntry }) {
     <tr class="more">
       <td colspan={10}>
         <details>
-          <summary>Why it was blocked, and what was received</summary>
+          <summary>Why, and what was received</summary>
           <p>
             <strong>{title}</strong>
             {refusal?.reason === entry.reason ? `: ${refusal.detail}` : null}
@@ -98,7 +99,7 @@ function Blocked(props: { item: TimelineEntry }) {
   );
 }
 
-/** One audit entry: its row, and for a blocked call the fold below it. */
+/** One audit entry: its row, and for a call with a reason the fold below it. */
 export function Entry(props: { item: TimelineEntry }) {
   const { entry } = props.item;
   const budget = entry.budget_after;
@@ -126,7 +127,7 @@ export function Entry(props: { item: TimelineEntry }) {
         </td>
         <td class="num hide-narrow">{entry.status ?? ""}</td>
       </tr>
-      {entry.decision === "block" ? <Blocked item={props.item} /> : null}
+      {entry.reason === null ? null : <Why item={props.item} />}
     </tbody>
   );
 }
