@@ -6,14 +6,20 @@ import { getTicket } from "./get_ticket.ts";
 import { noop } from "./noop.ts";
 import policy from "./policy.json" with { type: "json" };
 
-/** Every tool the fence knows. A tool not listed here does not exist. */
-export const CONTRACTS: readonly ToolContract[] = [
-  createTicket,
-  addComment,
+/**
+ * Every tool the fence knows, by name. A tool not listed here does not exist. Each keeps
+ * its schemas' types, so typed clients infer a tool's arguments and result from it.
+ */
+export const TOOLS = {
+  create_ticket: createTicket,
+  add_comment: addComment,
   noop,
-  fetchServiceLogs,
-  getTicket,
-];
+  fetch_service_logs: fetchServiceLogs,
+  get_ticket: getTicket,
+} as const;
+
+/** The same contracts as a list, for the fence. */
+export const CONTRACTS: readonly ToolContract[] = Object.values(TOOLS);
 
 /** The policy file as written; validated when the worker module loads. */
 export const POLICY_SOURCE: unknown = policy;

@@ -94,3 +94,20 @@ describe("the layers of src/", () => {
     expect(edges).toContain("hono");
   });
 });
+
+describe("client/", () => {
+  it("imports no platform module and nothing of the server but the contracts' types", () => {
+    const bad = sources("client").flatMap((path) =>
+      importsOf(path)
+        .filter(
+          (e) =>
+            e.to.startsWith("cloudflare:") ||
+            e.to.startsWith("src/") ||
+            (e.to.startsWith("contracts/") && !e.typeOnly),
+        )
+        .map((e) => `${path} imports ${e.to}`),
+    );
+    expect(bad).toEqual([]);
+    expect(sources("client").length).toBeGreaterThan(0);
+  });
+});
