@@ -3,6 +3,7 @@ import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import { publishedKeys } from "./http/audit-keys.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
@@ -34,6 +35,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public: anyone may check a signed audit head offline against these keys.
+  app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 
   app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
