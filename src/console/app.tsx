@@ -119,7 +119,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
       if (c.req.method === "GET") return c.redirect("/console", 303);
       return html(<SignIn error="Your session has ended; sign in again." />, 401);
     }
-    c.set("operator", { tenant: session.tenant });
+    c.set("operator", { tenant: session.tenant, keyId: session.keyId });
     await next();
   });
 

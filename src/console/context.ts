@@ -5,6 +5,8 @@ import type { Context } from "hono";
 export interface Operator {
   /** The operator's tenant: every run the console shows or acts on is the tenant's. */
   tenant: string;
+  /** SHA-256 hex of the operator's key, or null for the development key: who acted. */
+  keyId: string | null;
 }
 
 /** Hono environment of the console's routes. */
