@@ -3,6 +3,12 @@ import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import {
+  decideApproval,
+  resolveEscalation,
+  runApprovals,
+  tenantApprovals,
+} from "./http/approvals.ts";
 import { publishedKeys } from "./http/audit-keys.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
@@ -62,6 +68,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+  app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
+  app.get("/v1/runs/:run_id/approvals", requireRole("operator"), withRun(runApprovals));
+  const decide = withRun(decideApproval);
+  app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
+  const resolve = withRun(resolveEscalation);
+  app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
 
   // The operator console: HTML pages under /console with their own guards and sessions.
   app.route("/", buildConsole(fence));
