@@ -3,10 +3,12 @@
  * actions (halt, tighten limits) and the timeline. The summary and timeline are also served
  * alone as the live fragment the page's script polls while the run is active.
  */
+import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge } from "./layout.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
+import { Waiting } from "./waiting.tsx";
 
 /** Everything a run's page shows. */
 export interface RunPageData {
@@ -18,6 +20,13 @@ export interface RunPageData {
   nextAfter: number | null;
   /** What the last action did, or why it was refused. */
   notice: { kind: "info" | "error"; text: string } | null;
+  /** What waits for an operator. */
+  waiting: {
+    /** Pending approvals, oldest first. */
+    approvals: ApprovalView[];
+    /** Open escalations, oldest first. */
+    escalations: EscalationView[];
+  };
 }
 
 function runPath(run: RunSummary): string {
@@ -64,8 +73,13 @@ export function Summary(props: { run: RunSummary }) {
         ))}
       </div>
       <div>
-        <div class="muted">Open escalations</div>
-        <span class="num">{run.decisions.escalate ?? 0}</span>
+        <div class="muted">Waiting for an operator</div>
+        <div>
+          <span class="num">{run.pending_approvals}</span> pending approval(s)
+        </div>
+        <div>
+          <span class="num">{run.open_escalations}</span> open escalation(s)
+        </div>
       </div>
     </section>
   );
@@ -132,7 +146,7 @@ function LimitsForm(props: { run: RunSummary }) {
 
 /** `GET /console/runs/{id}`. */
 export function RunPage(props: { operator: Operator; data: RunPageData }) {
-  const { run, entries, nextAfter, notice } = props.data;
+  const { run, entries, nextAfter, notice, waiting } = props.data;
   const path = runPath(run);
   const active = run.status === "open" && nextAfter === null;
   return (
@@ -142,6 +156,7 @@ export function RunPage(props: { operator: Operator; data: RunPageData }) {
       </h1>
       {notice === null ? null : <Notice kind={notice.kind}>{notice.text}</Notice>}
       <Summary run={run} />
+      <Waiting base={path} approvals={waiting.approvals} escalations={waiting.escalations} />
       <div class="grid">
         {run.status === "halted" ? null : <HaltForm run={run} />}
         {run.status === "open" ? <LimitsForm run={run} /> : null}

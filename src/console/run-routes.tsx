@@ -1,6 +1,6 @@
 /**
- * The routes of one run: its page, the live fragment, the NDJSON download, and the two
- * actions, halt and tighten limits. Each reads or acts through the same RunLedger methods
+ * The routes of one run: its page, the live fragment, the NDJSON download, and the
+ * actions: halt, tighten limits, and (operator-acts.tsx) approvals and escalations. Each reads or acts through the same RunLedger methods
  * the API's routes call (`summary`/`status`, `audit`, `halt`, `open`), so the console
  * never decides anything itself.
  */
@@ -13,11 +13,25 @@ import { ledgerOf, RUN_ID } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
+import { mountActs } from "./operator-acts.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
 import { explain, type ReadOptions } from "./timeline.tsx";
 
 /** Entries per page of the timeline, and per read of the NDJSON download. */
 const PAGE = 500;
+
+/** Open escalations shown on a run's page, oldest first. */
+const WAITING_SHOWN = 100;
+
+/** What each act's `?done=` says on the page it returns to. */
+const DONE: Record<string, string> = {
+  halted: "The run is halted; every later call is refused.",
+  limits: "The run's limits are tightened.",
+  approved: "Approved: the agent's next proposal of the same call is admitted, once.",
+  denied: "Denied: the agent's proposals of the call are refused.",
+  retry_allowed: "Escalation resolved: the same key may run once more.",
+  closed: "Escalation closed.",
+};
 
 /** The longest halt reason kept, as the API keeps it. */
 const MAX_HALT_REASON = 200;
@@ -53,12 +67,18 @@ async function pageData(
   notice: PageNotice,
 ) {
   const ledger = ledgerOf(env, ref);
-  const [run, entries] = await Promise.all([ledger.summary(), ledger.audit(after, PAGE)]);
+  const [run, entries, approvals, escalations] = await Promise.all([
+    ledger.summary(),
+    ledger.audit(after, PAGE),
+    ledger.approvals("pending"),
+    ledger.escalations(0, WAITING_SHOWN, "open"),
+  ]);
   if (run === null || entries === null) return null;
   const items = await Promise.all(entries.map((e) => explain(read, e)));
   const last = entries.at(-1);
   const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
-  return { run, entries: items, nextAfter, notice } satisfies RunPageData;
+  const waiting = { approvals: approvals ?? [], escalations };
+  return { run, entries: items, nextAfter, notice, waiting } satisfies RunPageData;
 }
 
 /** The whole audit log as NDJSON, the same lines `GET /v1/runs/{id}/audit` serves, read a page at a time. */
@@ -106,14 +126,8 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   app.get("/runs/:run_id", async (c) => {
     const ref = refOf(c);
     if (ref === null) return unknownRun(c);
-    const done = c.req.query("done");
-    const notice: PageNotice =
-      done === "halted"
-        ? { kind: "info", text: "The run is halted; every later call is refused." }
-        : done === "limits"
-          ? { kind: "info", text: "The run's limits are tightened." }
-          : null;
-    return render(c, ref, notice);
+    const done = DONE[c.req.query("done") ?? ""];
+    return render(c, ref, done === undefined ? null : { kind: "info", text: done });
   });
 
   app.get("/runs/:run_id/live", async (c) => {
@@ -161,4 +175,13 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
     }
     return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=limits`, 303);
   });
+
+  mountActs(
+    app,
+    async function answer(c, ref, error, done) {
+      if (error !== null) return render(c, ref, { kind: "error", text: error }, 422);
+      return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=${done}`, 303);
+    },
+    unknownRun,
+  );
 }

@@ -50,7 +50,6 @@ function Decisions(props: { counts: Record<string, number> }) {
 
 function RunRow(props: { run: RunSummary }) {
   const { run } = props;
-  const escalations = run.decisions.escalate ?? 0;
   return (
     <tr>
       <td>
@@ -79,7 +78,8 @@ function RunRow(props: { run: RunSummary }) {
       <td>
         <Decisions counts={run.decisions} />
       </td>
-      <td class="num">{escalations}</td>
+      <td class="num">{run.open_escalations}</td>
+      <td class="num">{run.pending_approvals}</td>
     </tr>
   );
 }
@@ -114,7 +114,8 @@ function RunsPage(props: { operator: Operator; runs: RunSummary[]; filter: Filte
               <th>Mutations</th>
               <th>Paid calls</th>
               <th>Decisions</th>
-              <th>Escalations</th>
+              <th>Open escalations</th>
+              <th>Pending approvals</th>
             </tr>
           </thead>
           <tbody>

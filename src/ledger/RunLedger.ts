@@ -48,6 +48,8 @@ import {
   runView,
 } from "./views.ts";
 
+/** Open escalations a summary counts at most (a run with more shows this many). */
+const SUMMARY_COUNT_CAP = 1_000;
 /** Columns of an audit row written in one step. */
 export interface AuditDraft {
   callId: string;
@@ -255,15 +257,24 @@ export class RunLedger extends DurableObject<Env> {
     return row === null ? null : this.viewOf(row, Date.now());
   }
 
-  /** The status and when the run last recorded a call, or null when it was never seen. */
+  /**
+   * The status, when the run last recorded a call, and what waits for an operator; null when
+   * the run was never seen. The console's run list reads it.
+   */
   summary(): RunSummary | null {
     const row = this.readRun();
     if (row === null) return null;
     const last = this.sql
       .exec<{ at: number }>("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
       .toArray()[0];
-    const lastAt = new Date(last?.at ?? row.created_at).toISOString();
-    return { ...this.viewOf(row, Date.now()), last_activity_at: lastAt };
+    const now = Date.now();
+    return {
+      ...this.viewOf(row, now),
+      last_activity_at: new Date(last?.at ?? row.created_at).toISOString(),
+      // The same lists the operator routes publish, counted.
+      open_escalations: listEscalations(this.sql, "open", 0, SUMMARY_COUNT_CAP).length,
+      pending_approvals: listApprovals(this.sql, row.run_id, "pending", now).length,
+    };
   }
 
   /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
