@@ -117,6 +117,32 @@ describe("the console in Chromium", () => {
     await expect(page.locator("#e-7 code").nth(1).textContent()).resolves.toBe("run_halted");
   });
 
+  it("approves a pending call, and the agent's re-proposal is applied", async () => {
+    const other = `console-approve-${crypto.randomUUID().slice(0, 8)}`;
+    const urgent = {
+      tool: "create_ticket",
+      args: { ticket_id: `T-${other}`, title: "Checkout is down", priority: "urgent" },
+      idempotency_key: `k-${other}-urgent`,
+    };
+    const asked = await propose(other, urgent);
+    expect(asked.status).toBe(202);
+    const { approval_id: id } = (await asked.json()) as { approval_id: string };
+    await page.goto(`${url}/console/runs/${other}`);
+    await expect(page.locator(`#approval-${id} pre`).textContent()).resolves.toContain(
+      "Checkout is down",
+    );
+    await page.fill(`#approval-${id} input[name=note]`, "on call approves");
+    await page.click(`#approval-${id} button[value=approve]`);
+    await page.waitForURL(/done=approved/);
+    expect(await page.locator(`#approval-${id}`).count()).toBe(0);
+    const applied = await propose(other, urgent);
+    expect(applied.status).toBe(200);
+    expect(await applied.json()).toMatchObject({ decision: "applied" });
+    await page.waitForSelector("tbody[data-decision=applied] >> text=create_ticket", {
+      timeout: LIVE_WAIT_MS + 1_000,
+    });
+  });
+
   it("fits a phone's width and follows a dark colour scheme", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: "dark" });
