@@ -37,12 +37,12 @@ pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; 
   overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 24rem; }
 .badge { display: inline-flex; align-items: center; gap: .35rem; font-weight: 600; white-space: nowrap; }
 .badge::before { content: ""; width: .7rem; height: .7rem; border-radius: 50%; background: currentColor; }
-.d-applied, .s-open { color: var(--ok); }
-.d-cached, .d-replayed { color: var(--info); }
-.d-pending, .s-expired { color: var(--idle); }
-.d-block, .s-halted { color: var(--bad); }
+.d-applied, .d-approved, .s-open { color: var(--ok); }
+.d-cached, .d-replayed, .d-escalation_retry_allowed, .d-escalation_closed { color: var(--info); }
+.d-pending, .d-abandoned, .s-expired { color: var(--idle); }
+.d-block, .d-denied, .s-halted { color: var(--bad); }
 .d-retry { color: var(--warn); }
-.d-escalate, .d-needs_approval { color: var(--esc); }
+.d-escalate, .d-approval_requested { color: var(--esc); }
 meter { width: 6rem; height: .8rem; vertical-align: middle; }
 .gauge { white-space: nowrap; }
 form.inline { display: inline; }
