@@ -6,13 +6,11 @@
 import type { Hono } from "hono";
 import * as v from "valibot";
 import { APPROVAL_ID, applyDecision, DecisionSchema, ResolutionSchema } from "../http/approvals.ts";
-import { ledgerOf, RUN_ID } from "../ledger/address.ts";
+import { ledgerOf } from "../ledger/address.ts";
 import type { OperatorAct } from "../ledger/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
-
-/** Largest act form: a choice and a note of at most 1000 characters, URL-encoded. */
-const MAX_ACT_FORM = 8 * 1024;
 
 /** What a posted act form carried, checked, with the act to record. */
 type ReadAct<T> = { ok: true; body: T; act: OperatorAct } | { ok: false; error: string };
@@ -22,7 +20,8 @@ async function readAct<S extends v.GenericSchema>(
   schema: S,
   field: string,
 ): Promise<ReadAct<v.InferOutput<S>>> {
-  const text = (await c.req.text()).slice(0, MAX_ACT_FORM);
+  // The console's body limit (16 KiB) bounds the form; it is kept whole as the evidence.
+  const text = await c.req.text();
   const form = new URLSearchParams(text);
   const checked = v.safeParse(schema, { [field]: form.get(field), note: form.get("note") ?? "" });
   if (!checked.success)
@@ -49,11 +48,6 @@ export type ActAnswer = (
   done: string,
 ) => Promise<Response>;
 
-function refOf(c: ConsoleContext): RunRef | null {
-  const runId = c.req.param("run_id") ?? "";
-  return RUN_ID.test(runId) ? { tenant: c.get("operator").tenant, runId } : null;
-}
-
 /**
  * Mount the act routes; `answer` renders the run's page with an error (text) or redirects to
  * it with what was done.
@@ -64,7 +58,7 @@ export function mountActs(
   missing: (c: ConsoleContext) => Promise<Response>,
 ): void {
   app.post("/runs/:run_id/approvals/:approval_id", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     const id = c.req.param("approval_id");
     if (ref === null || !APPROVAL_ID.test(id)) return missing(c);
     const read = await readAct(c, DecisionSchema, "decision");
@@ -75,7 +69,7 @@ export function mountActs(
   });
 
   app.post("/runs/:run_id/escalations/:seq", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     const seq = c.req.param("seq");
     if (ref === null || !/^[1-9]\d{0,14}$/.test(seq)) return missing(c);
     const read = await readAct(c, ResolutionSchema, "resolution");

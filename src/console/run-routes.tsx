@@ -9,8 +9,9 @@ import * as v from "valibot";
 import { LimitOverrideSchema } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { MAX_JSON_DEPTH } from "../http/limits.ts";
-import { ledgerOf, RUN_ID } from "../ledger/address.ts";
+import { ledgerOf } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
@@ -37,11 +38,6 @@ const DONE: Record<string, string> = {
 const MAX_HALT_REASON = 200;
 
 type PageNotice = RunPageData["notice"];
-
-function refOf(c: ConsoleContext): RunRef | null {
-  const runId = c.req.param("run_id") ?? "";
-  return RUN_ID.test(runId) ? { tenant: c.get("operator").tenant, runId } : null;
-}
 
 function cursorOf(value: string | undefined): number {
   return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0;
@@ -124,14 +120,14 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   }
 
   app.get("/runs/:run_id", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     if (ref === null) return unknownRun(c);
     const done = DONE[c.req.query("done") ?? ""];
     return render(c, ref, done === undefined ? null : { kind: "info", text: done });
   });
 
   app.get("/runs/:run_id/live", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     if (ref === null) return unknownRun(c);
     const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), null);
     if (data === null) return unknownRun(c);
@@ -139,7 +135,7 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   });
 
   app.get("/runs/:run_id/audit.ndjson", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
     return new Response(ndjson(c.env, ref), {
       headers: {
@@ -151,7 +147,7 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   });
 
   app.post("/runs/:run_id/halt", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
     const form = await c.req.parseBody();
     const reason = typeof form.reason === "string" ? form.reason.trim() : "";
@@ -164,7 +160,7 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   });
 
   app.post("/runs/:run_id/limits", async (c) => {
-    const ref = refOf(c);
+    const ref = runRefOf(c);
     if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
     const override = overrideOf(await c.req.parseBody({ all: true }));
     if (!override.ok) return render(c, ref, { kind: "error", text: override.error }, 422);
