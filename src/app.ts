@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
@@ -79,6 +80,9 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
   const resolve = withRun(resolveEscalation);
   app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
+
+  // The operator console: HTML pages under /console with their own guards and sessions.
+  app.route("/", buildConsole(fence));
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

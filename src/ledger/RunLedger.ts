@@ -41,9 +41,11 @@ import type {
   OpenAnswer,
   Rejection,
   RunRef,
+  RunSummary,
   RunView,
   Settlement,
 } from "./protocol.ts";
+import { registerRun } from "./run-registration.ts";
 import { insertRun, storeLimits } from "./run-row.ts";
 import { callCaps, countUse, toolCalls } from "./usage.ts";
 import {
@@ -56,6 +58,8 @@ import {
   runView,
 } from "./views.ts";
 
+/** Open escalations a summary counts at most (a run with more shows this many). */
+const SUMMARY_COUNT_CAP = 1_000;
 /** Columns of an audit row written in one step. */
 export interface AuditDraft {
   callId: string;
@@ -89,6 +93,8 @@ export interface AuditDraft {
  */
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Whether this instance knows the run is in its tenant's run index. */
+  private indexed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -147,6 +153,7 @@ export class RunLedger extends DurableObject<Env> {
     });
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
+    await this.indexOnce();
     return answer;
   }
 
@@ -187,8 +194,8 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
-  record(ref: RunRef, r: Rejection): BudgetView {
-    return this.ctx.storage.transactionSync(() => {
+  async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
+    const budget = this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       this.appendRefusal(
         {
@@ -205,6 +212,8 @@ export class RunLedger extends DurableObject<Env> {
       );
       return budgetView(run.row);
     });
+    await this.indexOnce();
+    return budget;
   }
 
   /**
@@ -214,9 +223,9 @@ export class RunLedger extends DurableObject<Env> {
    * operator or the key that opened an existing run may change its limits: any agent key
    * of the tenant could otherwise starve another agent's run (`allowed_tools: []`).
    */
-  open(ref: RunRef, override: LimitOverride, operator: boolean): OpenAnswer {
+  async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
-    return this.ctx.storage.transactionSync((): OpenAnswer => {
+    const answer = this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
       if (existing !== null && !operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
         const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
@@ -234,10 +243,12 @@ export class RunLedger extends DurableObject<Env> {
       else storeLimits(this.sql, tightened.value);
       return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
     });
+    await this.indexOnce();
+    return answer;
   }
 
   /** The kill switch: every later call of the run is refused with `run_halted`. */
-  halt(ref: RunRef, reason: string): RunView {
+  async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       this.ensureRun(ref, now);
@@ -247,6 +258,7 @@ export class RunLedger extends DurableObject<Env> {
         reason,
       );
     });
+    await this.indexOnce();
     return this.viewOf(this.readRun(), now);
   }
 
@@ -254,6 +266,26 @@ export class RunLedger extends DurableObject<Env> {
   status(): RunView | null {
     const row = this.readRun();
     return row === null ? null : this.viewOf(row, Date.now());
+  }
+
+  /**
+   * The status, when the run last recorded a call, and what waits for an operator; null when
+   * the run was never seen. The console's run list reads it.
+   */
+  summary(): RunSummary | null {
+    const row = this.readRun();
+    if (row === null) return null;
+    const last = this.sql
+      .exec<{ at: number }>("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
+      .toArray()[0];
+    const now = Date.now();
+    return {
+      ...this.viewOf(row, now),
+      last_activity_at: new Date(last?.at ?? row.created_at).toISOString(),
+      // The same lists the operator routes publish, counted.
+      open_escalations: listEscalations(this.sql, "open", 0, SUMMARY_COUNT_CAP).length,
+      pending_approvals: listApprovals(this.sql, row.run_id, "pending", now).length,
+    };
   }
 
   /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
@@ -341,6 +373,11 @@ export class RunLedger extends DurableObject<Env> {
       );
     });
     await this.wakeBy(nextWake(this.sql));
+  }
+
+  /** Put the run in its tenant's index once; the instance remembers, the row too. */
+  private async indexOnce(): Promise<void> {
+    if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
   }
 
   /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */

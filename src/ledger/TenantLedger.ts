@@ -7,8 +7,10 @@ import {
   markApproval,
   noteApproval,
 } from "./approval-index.ts";
+import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
+import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
 
 /**
  * The name of the one object that holds every claim on `target` of `tool` in `tenant`. A JSON
@@ -37,6 +39,9 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * whether it admitted a call on the target, and confirms the claim if it did or releases it
  * if it did not. The alarm is off the call path; until it rings, the claim errs on the side
  * of fewer calls.
+ *
+ * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
+ * sessions signed out before they expired (`console-sessions.ts`).
  */
 export class TenantLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -143,6 +148,26 @@ export class TenantLedger extends DurableObject<Env> {
       c.intent,
       c.callId,
     );
+  }
+
+  /** Add a run to the tenant's index; called once, when the run's ledger row is created. */
+  indexRun(run: IndexedRun): void {
+    indexRun(this.sql, run);
+  }
+
+  /** The tenant's `limit` most recently created runs, newest first. */
+  runs(limit: number): IndexedRun[] {
+    return recentRuns(this.sql, limit);
+  }
+
+  /** Refuse a console session from now on: it was signed out. */
+  signOut(sessionId: string, expiresAt: number): void {
+    recordSignOut(this.sql, sessionId, expiresAt);
+  }
+
+  /** Whether a console session was signed out. */
+  signedOut(sessionId: string): boolean {
+    return isSignedOut(this.sql, sessionId);
   }
 
   /** Note a new approval of one of the tenant's runs, or its new state. */

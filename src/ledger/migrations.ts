@@ -1,3 +1,6 @@
+import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
+import { RUN_INDEX_SCHEMA } from "./run-index.ts";
+
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in
  * order, in the object's constructor; a shipped step is never edited, only followed.
@@ -156,6 +159,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);
    INSERT INTO open_call (seq, call_id, lease_expires_at)
      SELECT seq, call_id, COALESCE(lease_expires_at, 0) FROM audit WHERE decision = 'pending';`,
+  // When the run was written to its tenant's run index: NULL until then, so a run whose
+  // indexing failed (or that predates the index) is indexed on its next call.
+  "ALTER TABLE run ADD COLUMN indexed_at INTEGER;",
 ];
 
 /**
@@ -192,6 +198,8 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);`,
+  RUN_INDEX_SCHEMA,
+  SIGNED_OUT_SCHEMA,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */

@@ -164,6 +164,16 @@ export interface RunView {
   decisions: Record<string, number>;
 }
 
+/** A run's status, when it last recorded a call and what waits: a row of the console's run list. */
+export interface RunSummary extends RunView {
+  /** When the run's newest audit entry was recorded (its creation when it has none). */
+  last_activity_at: string;
+  /** Escalated calls no operator has resolved yet. */
+  open_escalations: number;
+  /** Approvals waiting for an operator's decision (and not yet expired). */
+  pending_approvals: number;
+}
+
 /** A run's effective limits, in the shape `PUT /v1/runs/{id}` accepts them. */
 export interface LimitsView {
   /** Tools the run may call. */

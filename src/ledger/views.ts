@@ -26,6 +26,7 @@ export interface RunRow {
   allowed_tools: string | null;
   tool_caps: string | null;
   opened_by: string | null;
+  indexed_at: number | null;
 }
 
 /** An `audit` row. */
