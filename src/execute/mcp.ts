@@ -1,0 +1,140 @@
+/**
+ * Calling a tool of an MCP server: the fence is an MCP client (the official SDK, streamable
+ * HTTP; sessions and SSE are the SDK's), one connection per call so no session or state is
+ * shared between tenants or runs. Owns how MCP outcomes map onto the decision table; the
+ * output contract is checked by the caller, as for every upstream kind.
+ */
+import {
+  Client,
+  type FetchLike,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { classifyStatus } from "./classify.ts";
+
+/** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
+export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
+
+/** Most characters of an upstream's error text carried into a refusal's detail. */
+export const MAX_UPSTREAM_TEXT = 500;
+
+/** What one MCP call needs besides the tool and its arguments. */
+export interface McpCallContext {
+  /** Bindings, variables and secrets. */
+  env: Env;
+  /** Tenant the call is made for. */
+  tenant: string;
+  /** Run the call belongs to. */
+  runId: string;
+  /** Idempotency key of the call, or null for a read. */
+  upstreamKey: string | null;
+  /** Aborted when the call's timeout passes. */
+  signal: AbortSignal;
+}
+
+/** The tool's answer (content and structured content), or why there is none. */
+export type McpAnswer = { ok: true; body: unknown } | { ok: false; refusal: Refusal };
+
+/**
+ * Call `upstream.tool` once. Transport failures throw (the caller maps them to retry rows);
+ * HTTP statuses the server answered with and `isError` results come back as refusals.
+ */
+export async function callMcp(
+  upstream: McpUpstream,
+  args: unknown,
+  ctx: McpCallContext,
+  name: string,
+): Promise<McpAnswer> {
+  const { url, fetch } = reach(upstream.endpoint, ctx.env);
+  const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
+  if (upstream.auth !== undefined) {
+    const secret = (ctx.env as unknown as Record<string, unknown>)[upstream.auth.secret];
+    if (typeof secret === "string") {
+      const { header, scheme } = upstream.auth;
+      headers.set(header, scheme ? `${scheme} ${secret}` : secret);
+    }
+  }
+  const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });
+  // The cf-worker validator interprets schemas; workerd forbids the code generation ajv does.
+  const client = new Client(
+    { name: "toolfence", version: "1" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  try {
+    await client.connect(transport, { signal: ctx.signal });
+    const meta = ctx.upstreamKey === null ? undefined : { [IDEMPOTENCY_META]: ctx.upstreamKey };
+    const result = await client.callTool(
+      { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
+      { signal: ctx.signal },
+    );
+    if (result.isError === true) {
+      const text = boundedText(result.content);
+      return {
+        ok: false,
+        refusal: refuse("upstream_rejected", `${name} refused the call: ${text}`),
+      };
+    }
+    const { content, structuredContent } = result;
+    return {
+      ok: true,
+      body: structuredContent === undefined ? { content } : { content, structuredContent },
+    };
+  } catch (e) {
+    const status = httpStatusOf(e);
+    const refusal = status === null ? null : classifyStatus(status, name);
+    if (refusal !== null) return { ok: false, refusal };
+    // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
+    if (e instanceof ProtocolError) {
+      const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
+      return { ok: false, refusal: refuse("upstream_rejected", detail) };
+    }
+    throw e;
+  } finally {
+    // Ends the session on the server too; a failure to close changes nothing about the call.
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** The server's URL and the fetch that reaches it, for one endpoint. */
+function reach(endpoint: McpEndpoint, env: Env): { url: URL; fetch: FetchLike } {
+  const vars = env as unknown as Record<string, unknown>;
+  if ("urlVar" in endpoint) {
+    const url = vars[endpoint.urlVar];
+    if (typeof url !== "string" || url === "") {
+      throw new TypeError(`the variable ${endpoint.urlVar} holds no MCP server URL`);
+    }
+    return { url: new URL(url), fetch: (input, init) => fetch(input, init) };
+  }
+  const binding = vars[endpoint.binding] as Fetcher | undefined;
+  if (typeof binding?.fetch !== "function") {
+    throw new TypeError(`no service binding named ${endpoint.binding}`);
+  }
+  const url = new URL(endpoint.path, `https://${endpoint.binding.toLowerCase()}.internal`);
+  return { url, fetch: (input, init) => binding.fetch(input, init) };
+}
+
+/** The HTTP status an SDK error carries (`SdkHttpError.data.status`), or null. */
+function httpStatusOf(e: unknown): number | null {
+  if (typeof e !== "object" || e === null) return null;
+  if ((e as Error).name === "UnauthorizedError") return 401;
+  const data = (e as { data?: unknown }).data;
+  const status = (data as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" ? status : null;
+}
+
+/** The text blocks of an error result, joined and cut to `MAX_UPSTREAM_TEXT` characters. */
+export function boundedText(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : [];
+  const text = blocks
+    .map((b) => (typeof b?.text === "string" ? (b.text as string) : ""))
+    .filter((t) => t !== "")
+    .join(" ");
+  if (text === "") return "(no text)";
+  const chars = Array.from(text);
+  return chars.length <= MAX_UPSTREAM_TEXT
+    ? text
+    : `${chars.slice(0, MAX_UPSTREAM_TEXT).join("")}… (${chars.length - MAX_UPSTREAM_TEXT} more characters)`;
+}
