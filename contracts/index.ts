@@ -1,6 +1,10 @@
 import type { ToolContract } from "../src/core/contract.ts";
 import { addComment } from "./add_comment.ts";
 import { createTicket } from "./create_ticket.ts";
+import { everythingEcho } from "./everything_echo.ts";
+import { everythingGetResourceReference } from "./everything_get_resource_reference.ts";
+import { everythingGetStructuredContent } from "./everything_get_structured_content.ts";
+import { everythingGetSum } from "./everything_get_sum.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
 import { getTicket } from "./get_ticket.ts";
 import { noop } from "./noop.ts";
@@ -13,6 +17,10 @@ export const CONTRACTS: readonly ToolContract[] = [
   noop,
   fetchServiceLogs,
   getTicket,
+  everythingEcho,
+  everythingGetSum,
+  everythingGetStructuredContent,
+  everythingGetResourceReference,
 ];
 
 /** The policy file as written; validated when the worker module loads. */

@@ -124,7 +124,7 @@ function stringCode(s: Node, path: string, problems: string[]): string {
   if (typeof s.minLength === "number") actions.push(`v.minLength(${s.minLength})`);
   if (typeof s.maxLength === "number") actions.push(`v.maxLength(${s.maxLength})`);
   if (typeof s.pattern === "string")
-    actions.push(`v.regex(new RegExp(${JSON.stringify(s.pattern)}, "u"))`);
+    actions.push(`v.regex(new RegExp(${JSON.stringify(s.pattern)}))`);
   if (typeof s.format === "string") {
     const action = FORMATS[s.format];
     if (action === undefined) problems.push(`${path}: format "${s.format}" has no exact check`);
