@@ -21,6 +21,9 @@ const ANNOTATIONS = new Set([
   "writeOnly",
 ]);
 
+/** Composition keywords with no exact valibot form (references are not resolved). */
+const COMPOSITION = ["$ref", "allOf", "oneOf", "not", "if", "$dynamicRef"];
+
 /** String formats with an exact valibot action. */
 const FORMATS: Record<string, string> = {
   email: "v.email()",
@@ -72,6 +75,11 @@ function shape(s: Node, path: string, problems: string[], indent: string): strin
   if (Array.isArray(s.anyOf)) {
     const branches = s.anyOf.map((b, i) => node(b, `${path}.anyOf[${i}]`, problems, indent));
     return `v.union([${branches.join(", ")}])`;
+  }
+  const composed = COMPOSITION.find((key) => key in s);
+  if (composed !== undefined) {
+    problems.push(`${path}: "${composed}" cannot be enforced exactly`);
+    return "";
   }
   const type = s.type;
   if (Array.isArray(type) && type.length === 2 && type.includes("null")) {
