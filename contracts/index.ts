@@ -8,6 +8,8 @@ import { everythingGetSum } from "./everything_get_sum.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
 import { getTicket } from "./get_ticket.ts";
 import { noop } from "./noop.ts";
+import { opsRestartService } from "./ops_restart_service.ts";
+import { opsServiceStatus } from "./ops_service_status.ts";
 import policy from "./policy.json" with { type: "json" };
 
 /** Every tool the fence knows. A tool not listed here does not exist. */
@@ -21,6 +23,8 @@ export const CONTRACTS: readonly ToolContract[] = [
   everythingGetSum,
   everythingGetStructuredContent,
   everythingGetResourceReference,
+  opsServiceStatus,
+  opsRestartService,
 ];
 
 /** The policy file as written; validated when the worker module loads. */

@@ -1,6 +1,6 @@
 /**
  * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b] [--prefix p]
- *   [--url-var NAME | --binding NAME] [--secret NAME] [--out dir]`
+ *   [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, its schema pinned.
@@ -16,7 +16,7 @@ import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
 import type { ListedTool } from "./lib/mcp/pin.ts";
 
 const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
-         [--prefix p] [--url-var NAME | --binding NAME] [--secret NAME] [--out contracts]
+         [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
 
 type Flags = Map<string, string[]>;
@@ -71,7 +71,7 @@ function importOptions(url: string, flags: Flags, headers: Record<string, string
   const endpoint =
     binding === undefined
       ? { urlVar: one(flags, "url-var") ?? "MCP_SERVER_URL" }
-      : { binding, path: new URL(url).pathname };
+      : { binding, path: one(flags, "path") ?? new URL(url).pathname };
   const options: ImportOptions = { source: url, prefix: one(flags, "prefix") ?? "", endpoint };
   const [header, value] = Object.entries(headers)[0] ?? [];
   if (header !== undefined && value !== undefined) {

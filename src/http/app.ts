@@ -7,6 +7,7 @@ import { authenticate, requireRole } from "./auth.ts";
 import { proposeCall } from "./calls.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { headerLimit, rateLimit } from "./guards.ts";
+import { isLocalDevelopment } from "./local-dev.ts";
 import { problem } from "./problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
 
@@ -52,6 +53,13 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+
+  // The demo's MCP server, so `npm run contracts -- import` can list it under `npm run dev`;
+  // it is reached through the DEMO binding, and never from a deployed worker.
+  app.all("/demo/mcp", (c) => {
+    if (!isLocalDevelopment(c.req.raw.headers, c.req.url)) return c.notFound();
+    return c.env.DEMO.fetch(new Request("https://demo.internal/mcp", c.req.raw));
+  });
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

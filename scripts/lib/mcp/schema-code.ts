@@ -64,9 +64,12 @@ function node(schema: unknown, path: string, problems: string[], indent: string)
   }
   const s = schema as Node;
   const base = shape(s, path, problems, indent);
-  const pipe =
-    typeof s.description === "string" ? [`v.description(${JSON.stringify(s.description)})`] : [];
-  return withPipe(base, pipe);
+  if (typeof s.description !== "string") return base;
+  const description = `v.description(${JSON.stringify(s.description)})`;
+  // One pipe, not a pipe in a pipe: a pipe's call spans the whole expression.
+  return base.startsWith("v.pipe(")
+    ? `${base.slice(0, -1)}, ${description})`
+    : withPipe(base, [description]);
 }
 
 function shape(s: Node, path: string, problems: string[], indent: string): string {
