@@ -4,7 +4,8 @@
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, its schema pinned.
- * drift: compare every pinned MCP contract with what its server lists now; exit 1 on drift.
+ * drift: compare every pinned MCP contract (or those pinned from --mcp) with what its server
+ * lists now; exit 1 on drift.
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -136,14 +137,17 @@ async function pinnedIn(dir: string): Promise<ReturnType<typeof pinnedTools>> {
 }
 
 async function runDrift(flags: Flags): Promise<number> {
-  const pinned = await pinnedIn(one(flags, "dir") ?? "contracts");
-  const override = one(flags, "mcp");
+  const only = one(flags, "mcp");
+  const pinned = (await pinnedIn(one(flags, "dir") ?? "contracts")).filter(
+    (c) => only === undefined || c.upstream.pinned.source === only,
+  );
   const bySource = new Map<string, typeof pinned>();
+  // --mcp alone, with nothing pinned from it, still lists the server's tools as new.
+  if (only !== undefined) bySource.set(only, []);
   for (const c of pinned) {
-    const source = override ?? c.upstream.pinned.source;
+    const source = c.upstream.pinned.source;
     bySource.set(source, [...(bySource.get(source) ?? []), c]);
   }
-  if (override !== undefined && bySource.size === 0) bySource.set(override, []);
   let anyDrift = false;
   for (const [source, tools] of bySource) {
     const rows = drift(tools, await listTools(source, headersOf(flags)));
