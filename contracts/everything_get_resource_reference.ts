@@ -26,6 +26,22 @@ export const everythingGetResourceReference: ToolContract = {
   // Seconds a read's result may be served from the cache; 0 until a reviewer decides.
   cacheTtlSeconds: 0,
   sharedCache: false,
+  example: {
+    args: { resourceId: 1 },
+    result: {
+      content: [
+        { type: "text", text: "Returning resource reference for Resource 1:" },
+        {
+          type: "resource",
+          resource: {
+            uri: "demo://resource/dynamic/text/1",
+            mimeType: "text/plain",
+            text: "Resource 1",
+          },
+        },
+      ],
+    },
+  },
   upstream: {
     kind: "mcp",
     endpoint: { urlVar: "MCP_EVERYTHING_URL" },
