@@ -31,6 +31,8 @@ export const PolicySchema = v.strictObject({
   call_timeout_cap_ms: PositiveInt,
   run_deadline_ms: PositiveInt,
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
+  /** Calls to an MCP tool whose server no longer lists the pinned schema: refused or made. */
+  on_drift: v.optional(v.picklist(["block", "allow"]), "block"),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
   tenants: v.optional(
     v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),

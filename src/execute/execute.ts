@@ -16,6 +16,8 @@ export interface ExecutionContext {
   upstreamKey: string | null;
   /** Wall-clock limit in ms. */
   timeoutMs: number;
+  /** What a call to an MCP tool recorded as drifted does (policy `on_drift`; block if absent). */
+  onDrift?: "block" | "allow";
 }
 
 /** The result of one execution: a result that passed the output contract, or why not. */

@@ -9,17 +9,22 @@ import {
   type FetchLike,
   ProtocolError,
   StreamableHTTPClientTransport,
+  type Tool,
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { classifyStatus } from "./classify.ts";
+import { driftOf } from "./drift.ts";
 
 /** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
 export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
 
 /** Most characters of an upstream's error text carried into a refusal's detail. */
 export const MAX_UPSTREAM_TEXT = 500;
+
+/** How long the drift check waits for one server's tool list. */
+const LIST_TIMEOUT_MS = 10_000;
 
 /** What one MCP call needs besides the tool and its arguments. */
 export interface McpCallContext {
@@ -33,6 +38,8 @@ export interface McpCallContext {
   upstreamKey: string | null;
   /** Aborted when the call's timeout passes. */
   signal: AbortSignal;
+  /** Whether a tool with a drift record is refused (default) or called. */
+  onDrift?: "block" | "allow" | undefined;
 }
 
 /** The tool's answer (content and structured content), or why there is none. */
@@ -48,23 +55,19 @@ export async function callMcp(
   ctx: McpCallContext,
   name: string,
 ): Promise<McpAnswer> {
-  const { url, fetch } = reach(upstream.endpoint, ctx.env);
-  const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
-  if (upstream.auth !== undefined) {
-    const secret = (ctx.env as unknown as Record<string, unknown>)[upstream.auth.secret];
-    if (typeof secret === "string") {
-      const { header, scheme } = upstream.auth;
-      headers.set(header, scheme ? `${scheme} ${secret}` : secret);
+  if (ctx.onDrift !== "allow") {
+    const drift = await driftOf(ctx.env, name);
+    if (drift !== null) {
+      const detail = `${name}: the server's tool ${upstream.tool} is ${drift.status} since its contract was pinned (checked ${drift.checked_at}); nothing was sent. Re-import and review it, or set on_drift to allow.`;
+      return { ok: false, refusal: refuse("upstream_drifted", detail) };
     }
   }
-  const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });
-  // The cf-worker validator interprets schemas; workerd forbids the code generation ajv does.
-  const client = new Client(
-    { name: "toolfence", version: "1" },
-    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
-  );
+  const client = await connect(upstream, ctx.env, ctx.signal, {
+    "X-Toolfence-Tenant": ctx.tenant,
+    "X-Toolfence-Run": ctx.runId,
+  }).catch((e: unknown) => e);
+  if (!(client instanceof Client)) return refusalOf(client, name);
   try {
-    await client.connect(transport, { signal: ctx.signal });
     const meta = ctx.upstreamKey === null ? undefined : { [IDEMPOTENCY_META]: ctx.upstreamKey };
     const result = await client.callTool(
       { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
@@ -83,19 +86,67 @@ export async function callMcp(
       body: structuredContent === undefined ? { content } : { content, structuredContent },
     };
   } catch (e) {
-    const status = httpStatusOf(e);
-    const refusal = status === null ? null : classifyStatus(status, name);
-    if (refusal !== null) return { ok: false, refusal };
-    // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
-    if (e instanceof ProtocolError) {
-      const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
-      return { ok: false, refusal: refuse("upstream_rejected", detail) };
-    }
-    throw e;
+    return refusalOf(e, name);
   } finally {
     // Ends the session on the server too; a failure to close changes nothing about the call.
     await client.close().catch(() => undefined);
   }
+}
+
+/** Every tool the server of `upstream` lists now (for the drift check). */
+export async function listMcpTools(upstream: McpUpstream, env: Env): Promise<Tool[]> {
+  const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {});
+  try {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** A connected client of the server of `upstream`, sending its credentials and `extra` headers. */
+async function connect(
+  upstream: McpUpstream,
+  env: Env,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+): Promise<Client> {
+  const { url, fetch } = reach(upstream.endpoint, env);
+  const headers = new Headers(extra);
+  if (upstream.auth !== undefined) {
+    const secret = (env as unknown as Record<string, unknown>)[upstream.auth.secret];
+    if (typeof secret === "string") {
+      const { header, scheme } = upstream.auth;
+      headers.set(header, scheme ? `${scheme} ${secret}` : secret);
+    }
+  }
+  const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });
+  // The cf-worker validator interprets schemas; workerd forbids the code generation ajv does.
+  const client = new Client(
+    { name: "toolfence", version: "1" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  await client.connect(transport, { signal });
+  return client;
+}
+
+/** An SDK failure as a refusal where the server answered; a transport failure is rethrown. */
+function refusalOf(e: unknown, name: string): McpAnswer {
+  const status = httpStatusOf(e);
+  const refusal = status === null ? null : classifyStatus(status, name);
+  if (refusal !== null) return { ok: false, refusal };
+  // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
+  if (e instanceof ProtocolError) {
+    const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
+    return { ok: false, refusal: refuse("upstream_rejected", detail) };
+  }
+  throw e;
 }
 
 /** The server's URL and the fetch that reaches it, for one endpoint. */

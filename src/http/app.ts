@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { type CatalogueFormat, catalogue } from "../core/catalogue.ts";
 import type { Fence } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
+import { driftedTools } from "../execute/drift.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { authenticate, requireRole } from "./auth.ts";
 import { proposeCall } from "./calls.ts";
@@ -33,7 +34,7 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   // Cheapest refusals first: oversized headers, then credentials, then the key's rate.
   app.use("/v1/*", headerLimit(), authenticate(), rateLimit());
 
-  app.get("/v1/tools", (c) => {
+  app.get("/v1/tools", async (c) => {
     const format = (c.req.query("format") ?? "json") as CatalogueFormat;
     if (!FORMATS.includes(format)) {
       return problem(
@@ -44,7 +45,14 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
     const tools = [...fence.tools.values()].filter(
       (t) => fence.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
     );
-    return c.json(catalogue(tools, format));
+    const listed = catalogue(tools, format);
+    if (format !== "json" || !tools.some((t) => t.upstream.kind === "mcp")) return c.json(listed);
+    // A drifted MCP tool is marked, so an operator sees it before a call is refused.
+    const drifted = await driftedTools(c.env);
+    const entries = (listed as { tools: Array<{ name: string }> }).tools;
+    return c.json({
+      tools: entries.map((t) => (drifted.has(t.name) ? { ...t, drifted: true } : t)),
+    });
   });
 
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
