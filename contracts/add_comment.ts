@@ -2,11 +2,12 @@ import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { Comment, CommentBody, TicketId } from "./shared.ts";
 
-export const addComment: ToolContract = {
+export const addComment = {
   name: "add_comment",
   version: "v1",
   description: "Add a comment to an existing ticket. A mutation: send an idempotency key.",
   effect: "mutate",
+  destructive: false,
   paid: true,
   input: v.strictObject({ ticket_id: TicketId, body: CommentBody }),
   output: v.strictObject({ ticket_id: v.string(), comment: Comment }),
@@ -26,4 +27,4 @@ export const addComment: ToolContract = {
       comment: { id: 7, body: "looks like a bad deploy", created_at: "2025-01-01T00:00:00Z" },
     },
   },
-};
+} satisfies ToolContract;

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { Ticket, TicketId } from "./shared.ts";
 
-export const createTicket: ToolContract = {
+export const createTicket = {
   name: "create_ticket",
   version: "v1",
   description:
@@ -34,4 +34,4 @@ export const createTicket: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

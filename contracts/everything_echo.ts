@@ -8,7 +8,7 @@ import { McpText } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const everythingEcho: ToolContract = {
+export const everythingEcho = {
   name: "everything_echo",
   version: "282555f91c36",
   description: "Echoes back the input string",
@@ -56,4 +56,4 @@ export const everythingEcho: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

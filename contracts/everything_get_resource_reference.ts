@@ -8,7 +8,7 @@ import { McpContent } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const everythingGetResourceReference: ToolContract = {
+export const everythingGetResourceReference = {
   name: "everything_get_resource_reference",
   version: "de4d61412829",
   description: "Returns a resource reference that can be used by MCP clients",
@@ -70,4 +70,4 @@ export const everythingGetResourceReference: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

@@ -8,7 +8,7 @@ import { McpContent } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const everythingGetStructuredContent: ToolContract = {
+export const everythingGetStructuredContent = {
   name: "everything_get_structured_content",
   version: "25c19d02fa11",
   description: "Returns structured content along with an output schema for client data validation",
@@ -87,4 +87,4 @@ export const everythingGetStructuredContent: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

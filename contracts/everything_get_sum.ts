@@ -8,7 +8,7 @@ import { McpText } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const everythingGetSum: ToolContract = {
+export const everythingGetSum = {
   name: "everything_get_sum",
   version: "69436cac2391",
   description: "Returns the sum of two numbers",
@@ -56,4 +56,4 @@ export const everythingGetSum: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

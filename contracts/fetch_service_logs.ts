@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 
-export const fetchServiceLogs: ToolContract = {
+export const fetchServiceLogs = {
   name: "fetch_service_logs",
   version: "v1",
   description:
@@ -28,4 +28,4 @@ export const fetchServiceLogs: ToolContract = {
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/logs/query" },
   example: { args: { service: "auth", window: "24h" }, result: { logs: ["a", "b"] } },
-};
+} satisfies ToolContract;

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { Ticket, TicketId } from "./shared.ts";
 
-export const getTicket: ToolContract = {
+export const getTicket = {
   name: "get_ticket",
   version: "v1",
   description: "Read one support ticket with its comments. A read: free, cached for 30 s.",
@@ -28,4 +28,4 @@ export const getTicket: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 
-export const noop: ToolContract = {
+export const noop = {
   name: "noop",
   version: "v1",
   description: "Do nothing and say so. Free: never charged to the budget.",
@@ -16,4 +16,4 @@ export const noop: ToolContract = {
   sharedCache: false,
   upstream: { kind: "inline", answer: () => ({ ok: true }) },
   example: { args: { note: "nothing to do" }, result: { ok: true } },
-};
+} satisfies ToolContract;

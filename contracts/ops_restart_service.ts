@@ -8,7 +8,7 @@ import { McpText } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const opsRestartService: ToolContract = {
+export const opsRestartService = {
   name: "ops_restart_service",
   version: "4c09515ba2aa",
   description: "Rolling restart of one service's pods.",
@@ -62,4 +62,4 @@ export const opsRestartService: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

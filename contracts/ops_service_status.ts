@@ -8,7 +8,7 @@ import { McpContent } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
  */
-export const opsServiceStatus: ToolContract = {
+export const opsServiceStatus = {
   name: "ops_service_status",
   version: "fab397a23952",
   description: "Health, replica count and deployed version of one service.",
@@ -91,4 +91,4 @@ export const opsServiceStatus: ToolContract = {
       },
     },
   },
-};
+} satisfies ToolContract;

@@ -1,6 +1,6 @@
+import { buildApp } from "./app.ts";
 import { checkDrift } from "./execute/drift.ts";
 import { FENCE } from "./fence.ts";
-import { buildApp } from "./http/app.ts";
 
 export { TicketDesk } from "./demo/TicketDesk.ts";
 export { DemoUpstreams } from "./demo/upstreams.ts";

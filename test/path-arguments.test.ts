@@ -5,11 +5,11 @@ import { addComment } from "../contracts/add_comment.ts";
 import { getTicket } from "../contracts/get_ticket.ts";
 import { CONTRACTS } from "../contracts/index.ts";
 import policy from "../contracts/policy.json" with { type: "json" };
+import { buildApp } from "../src/app.ts";
 import type { ToolContract } from "../src/core/contract.ts";
 import { templateOf } from "../src/core/path-args.ts";
 import { loadFence } from "../src/core/policy.ts";
 import { execute } from "../src/execute/execute.ts";
-import { buildApp } from "../src/http/app.ts";
 import { dev, devRequest, json, newRun, propose, proposeThrough } from "./helpers.ts";
 import { reply, UpstreamDouble } from "./upstream-double.ts";
 

@@ -2,8 +2,8 @@ import { type JsonLimits, type JsonObject, type JsonValue, parseStrictJson } fro
 import { type ContractIssue, type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
 
-/** Which body form a call came in. */
-export type CallForm = "canonical" | "text" | "openai" | "anthropic";
+/** Which body form a call came in; `mcp` is a `tools/call` over the MCP endpoint. */
+export type CallForm = "canonical" | "text" | "openai" | "anthropic" | "mcp";
 
 /** One proposed call, the same whatever form it came in. */
 export interface ProposedCall {
@@ -25,7 +25,7 @@ type Envelope = {
   tool: string;
   args: JsonObject;
   bodyKey: JsonValue | undefined;
-  form: Exclude<CallForm, "text">;
+  form: Exclude<CallForm, "text" | "mcp">;
 };
 
 type MediaKind = "json" | "text";

@@ -18,6 +18,8 @@ export interface RawCall {
   headerKey: string | null;
   /** Tools this caller may use, or null for every tool the policy allows. */
   callerTools: readonly string[] | null;
+  /** The form to record when an edge made the text from another protocol (`mcp`). */
+  form?: "mcp" | null;
 }
 
 /** A call that passed every stateless check: only its validated form goes on. */
@@ -57,7 +59,8 @@ export async function gate(
 ): Promise<Result<GatedCall, GateFailure>> {
   const read = readCall(raw.contentType, raw.text, raw.headerKey, limits);
   if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
-  const { tool, form, idempotencyKey: key } = read.value;
+  const { tool, idempotencyKey: key } = read.value;
+  const form = raw.form ?? read.value.form;
   const fail = (refusal: Refusal) => err({ refusal, tool, form, key });
   const contract = fence.tools.get(tool);
   if (contract === undefined) {

@@ -145,3 +145,10 @@ function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContrac
   }
   return problems;
 }
+
+/** The contracts a caller may use: allowed by the policy and, if it has a subset, by its key. */
+export function toolsFor(fence: Fence, callerTools: readonly string[] | null): ToolContract[] {
+  return [...fence.tools.values()].filter(
+    (t) => fence.policy.allowed_tools.includes(t.name) && (callerTools?.includes(t.name) ?? true),
+  );
+}

@@ -6,6 +6,7 @@ import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import type { Result } from "../core/result.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import type {
   BudgetView,
@@ -40,25 +41,46 @@ export function evidenceOf(contentType: string | null, text: string): Evidence {
 
 /** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
 export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response> {
-  const started = Date.now();
-  const callId = crypto.randomUUID();
-  const ledger = ledgerOf(c.env, ref);
   const contentType = c.req.header("Content-Type") ?? null;
   const headerKey = c.req.header("Idempotency-Key") ?? null;
   // The media type and charset decide whether the body is read at all (RFC 9110 §15.5.16).
   const media = mediaKind(contentType);
   const body = media.ok ? await readBody(c.req.raw, MAX_BODY_BYTES) : media;
+  return decide(c, ref, { contentType, body, headerKey, form: null });
+}
+
+/** A proposal as an edge received it, before the gate. */
+export interface Proposal {
+  /** Content-Type of the call's text. */
+  contentType: string | null;
+  /** The call's text, or why it could not be read. */
+  body: Result<string, Refusal>;
+  /** A key sent beside the body (the `Idempotency-Key` header), or null. */
+  headerKey: string | null;
+  /** The form to record when an edge other than REST made the text (`mcp`), else null. */
+  form: "mcp" | null;
+}
+
+/**
+ * The one pipeline every edge uses: gate, cache route, target claim, ledger, tool, settle.
+ * The answer is the REST answer; other edges (MCP) render it in their own terms.
+ */
+export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Response> {
+  const started = Date.now();
+  const callId = crypto.randomUUID();
+  const ledger = ledgerOf(c.env, ref);
+  const { contentType, body, headerKey, form: edgeForm } = input;
   const text = body.ok ? body.value : "";
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
         c.get("fence"),
-        { contentType, text, headerKey, callerTools: c.get("principal").tools },
+        { contentType, text, headerKey, callerTools: c.get("principal").tools, form: edgeForm },
         { maxDepth: MAX_JSON_DEPTH },
       )
     : {
         ok: false as const,
-        error: { refusal: body.error, tool: null, form: null, key: headerKey },
+        error: { refusal: body.error, tool: null, form: edgeForm, key: headerKey },
       };
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { CONTRACTS, POLICY_SOURCE } from "../../contracts/index.ts";
 import { opsRestartService } from "../../contracts/ops_restart_service.ts";
 import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
+import { buildApp } from "../../src/app.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import { loadFence } from "../../src/core/policy.ts";
 import { checkDrift, driftOf } from "../../src/execute/drift.ts";
-import { buildApp } from "../../src/http/app.ts";
 import { dev, json, newRun, proposeThrough } from "../helpers.ts";
 
 // The scheduled drift check against the demo's MCP server, and what calls and the catalogue

@@ -13,10 +13,11 @@ const LAYERS: Record<string, number> = {
   "src/cache": 2,
   "src/execute": 2,
   "src/http": 3,
-  "src/mcp": 3,
-  "src/console": 3,
-  "src/demo": 3,
-  "src/index.ts": 4,
+  "src/mcp": 4,
+  "src/console": 4,
+  "src/demo": 4,
+  "src/app.ts": 5,
+  "src/index.ts": 6,
 };
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -88,8 +89,25 @@ describe("the layers of src/", () => {
   });
 
   it("the import scanner sees the edges a layer check needs", () => {
-    const edges = importsOf("src/http/app.ts").map((e) => e.to);
+    const edges = importsOf("src/app.ts").map((e) => e.to);
     expect(edges).toContain("src/core/catalogue.ts");
     expect(edges).toContain("hono");
+  });
+});
+
+describe("client/", () => {
+  it("imports no platform module and nothing of the server but the contracts' types", () => {
+    const bad = sources("client").flatMap((path) =>
+      importsOf(path)
+        .filter(
+          (e) =>
+            e.to.startsWith("cloudflare:") ||
+            e.to.startsWith("src/") ||
+            (e.to.startsWith("contracts/") && !e.typeOnly),
+        )
+        .map((e) => `${path} imports ${e.to}`),
+    );
+    expect(bad).toEqual([]);
+    expect(sources("client").length).toBeGreaterThan(0);
   });
 });

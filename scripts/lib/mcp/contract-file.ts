@@ -59,7 +59,7 @@ import { McpContent } from "./mcp-content.ts";
  * enums), numbers (bounds) and the output's content blocks to what the tool needs.
  * \`npm run contracts -- drift\` compares \`pinned.sha256\` with what the server lists.
  */
-export const ${exportName}: ToolContract = {
+export const ${exportName} = {
   name: ${JSON.stringify(name)},
   version: ${JSON.stringify(sha256.slice(0, 12))},
   description: ${JSON.stringify(tool.description ?? tool.name)},
@@ -84,7 +84,7 @@ export const ${exportName}: ToolContract = {
       schema: ${indent(JSON.stringify(schema, null, 2), 6)},
     },
   },
-};
+} satisfies ToolContract;
 `;
   return { ok: true, name, exportName, text };
 }

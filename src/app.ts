@@ -1,18 +1,27 @@
 import { Hono } from "hono";
-import { type CatalogueFormat, catalogue } from "../core/catalogue.ts";
-import type { Fence } from "../core/policy.ts";
-import { refuse } from "../core/reasons.ts";
-import { driftedTools } from "../execute/drift.ts";
-import type { RunRef } from "../ledger/protocol.ts";
-import { authenticate, requireRole } from "./auth.ts";
-import { proposeCall } from "./calls.ts";
-import type { AppContext, AppEnv } from "./context.ts";
-import { headerLimit, rateLimit } from "./guards.ts";
-import { isLocalDevelopment } from "./local-dev.ts";
-import { problem } from "./problem.ts";
-import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
+import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
+import { type Fence, toolsFor } from "./core/policy.ts";
+import { refuse } from "./core/reasons.ts";
+import { driftedTools } from "./execute/drift.ts";
+import { authenticate, requireRole } from "./http/auth.ts";
+import { proposeCall } from "./http/calls.ts";
+import type { AppContext, AppEnv } from "./http/context.ts";
+import { headerLimit, rateLimit } from "./http/guards.ts";
+import { isLocalDevelopment } from "./http/local-dev.ts";
+import { problem } from "./http/problem.ts";
+import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
+import type { RunRef } from "./ledger/protocol.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
+
+/**
+ * The MCP edge, loaded on its first request: the SDK builds its protocol schemas when its
+ * module is evaluated, which would otherwise add to every isolate's startup.
+ */
+async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response> {
+  const { mcpEndpoint: endpoint } = await import("./mcp/route.ts");
+  return endpoint(c, ref);
+}
 
 function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
   return async function routeWithRun(c: AppContext): Promise<Response> {
@@ -41,10 +50,7 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
         refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
       );
     }
-    const names = c.get("principal").tools;
-    const tools = [...fence.tools.values()].filter(
-      (t) => fence.policy.allowed_tools.includes(t.name) && (names?.includes(t.name) ?? true),
-    );
+    const tools = toolsFor(fence, c.get("principal").tools);
     const listed = catalogue(tools, format);
     if (format !== "json" || !tools.some((t) => t.upstream.kind === "mcp")) return c.json(listed);
     // A drifted MCP tool is marked, so an operator sees it before a call is refused.
@@ -56,6 +62,7 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   });
 
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
+  app.on(["POST", "GET", "DELETE"], "/v1/runs/:run_id/mcp", withRun(mcpEndpoint));
   app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
