@@ -22,7 +22,7 @@ export const everythingEcho = {
   // Reviewed: one line of text, which is what an agent reading the result is promised.
   output: v.strictObject({
     content: v.tuple([
-      v.object({ ...McpText.entries, text: v.pipe(v.string(), v.regex(/^Echo: [^\r\n]*$/)) }),
+      v.strictObject({ ...McpText.entries, text: v.pipe(v.string(), v.regex(/^Echo: [^\r\n]*$/)) }),
     ]),
   }),
   timeoutMs: 5000,

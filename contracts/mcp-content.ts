@@ -2,20 +2,50 @@ import * as v from "valibot";
 
 /**
  * Content blocks of an MCP tool result (MCP 2025-11-25 `ContentBlock`), for the output
- * contracts of imported tools. Tighten a tool's output to the blocks it really returns.
+ * contracts of imported tools. Closed objects: a field the spec does not name is refused.
+ * Tighten a tool's output to the blocks it really returns.
  */
-const Annotations = v.optional(v.record(v.string(), v.unknown()));
+const Optional = {
+  annotations: v.optional(
+    v.strictObject({
+      audience: v.optional(v.array(v.picklist(["user", "assistant"]))),
+      priority: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
+      lastModified: v.optional(v.string()),
+    }),
+  ),
+};
 
-export const McpText = v.object({
-  type: v.literal("text"),
-  text: v.string(),
-  annotations: Annotations,
+export const McpText = v.strictObject({ type: v.literal("text"), text: v.string(), ...Optional });
+
+const Media = (type: "image" | "audio") =>
+  v.strictObject({ type: v.literal(type), data: v.string(), mimeType: v.string(), ...Optional });
+
+const ResourceLink = v.strictObject({
+  type: v.literal("resource_link"),
+  uri: v.string(),
+  name: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  mimeType: v.optional(v.string()),
+  size: v.optional(v.number()),
+  ...Optional,
+});
+
+const EmbeddedResource = v.strictObject({
+  type: v.literal("resource"),
+  resource: v.strictObject({
+    uri: v.string(),
+    mimeType: v.optional(v.string()),
+    text: v.optional(v.string()),
+    blob: v.optional(v.string()),
+  }),
+  ...Optional,
 });
 
 export const McpContent = v.variant("type", [
   McpText,
-  v.object({ type: v.literal("image"), data: v.string(), mimeType: v.string() }),
-  v.object({ type: v.literal("audio"), data: v.string(), mimeType: v.string() }),
-  v.object({ type: v.literal("resource_link"), uri: v.string(), name: v.string() }),
-  v.object({ type: v.literal("resource"), resource: v.object({ uri: v.string() }) }),
+  Media("image"),
+  Media("audio"),
+  ResourceLink,
+  EmbeddedResource,
 ]);
