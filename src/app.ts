@@ -3,6 +3,13 @@ import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
 import { driftedTools } from "./execute/drift.ts";
+import {
+  decideApproval,
+  resolveEscalation,
+  runApprovals,
+  tenantApprovals,
+} from "./http/approvals.ts";
+import { publishedKeys } from "./http/audit-keys.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
@@ -35,6 +42,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public: anyone may check a signed audit head offline against these keys.
+  app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 
   app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
@@ -68,6 +77,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+  app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
+  app.get("/v1/runs/:run_id/approvals", requireRole("operator"), withRun(runApprovals));
+  const decide = withRun(decideApproval);
+  app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
+  const resolve = withRun(resolveEscalation);
+  app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
 
   // The demo's MCP server, so `npm run contracts -- import` can list it under `npm run dev`;
   // it is reached through the DEMO binding, and never from a deployed worker.

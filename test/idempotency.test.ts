@@ -90,6 +90,7 @@ describe("idempotency keys", () => {
       fingerprint: await fingerprint("add_comment", args),
       target: null,
       leaseMs: 60_000,
+      args: "{}",
       outcome: null,
       evidence: { contentType: "application/json", payload: "{}", truncated: false },
     });

@@ -64,6 +64,7 @@ describe("per-tool caps", () => {
       fingerprint: await fingerprint("fetch_service_logs", args),
       target: null,
       leaseMs: 60_000,
+      args: "{}",
       outcome: cached
         ? {
             decision: "cached" as const,

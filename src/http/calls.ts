@@ -16,6 +16,7 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
+import { awaitApproval } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -91,7 +92,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const route = await routeRead({
     tiers: tiersOf(c.env),
     contract: call.contract,
-    args: call.args,
+    args: JSON.stringify(call.args),
     tenant: ref.tenant,
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
@@ -156,9 +157,11 @@ async function admitAndRun(
     ref,
     known === null ? proposal : { ...proposal, outcome: known },
   );
+  if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
+  if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
-    await hold.release();
-    return problem(answer.refusal, { call_id: callId, budget: answer.budget });
+    const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
+    return problem(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (known !== null) return respond(known, answer.budget, route.key);
@@ -189,6 +192,7 @@ function proposalOf(
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
+    args: JSON.stringify(call.args),
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,

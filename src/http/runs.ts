@@ -5,6 +5,7 @@ import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
+import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
@@ -103,13 +104,16 @@ function nextAfter(entries: AuditEntry[], limit: number): number | null {
   return entries.length === limit && last !== undefined ? last.seq : null;
 }
 
-/** `GET /v1/runs/{run_id}/escalations`: the calls that need a human, with reason and payload. */
+/** `GET /v1/runs/{run_id}/escalations?status=open|resolved|all`: calls that need a human (open by default). */
 export async function runEscalations(c: AppContext, ref: RunRef): Promise<Response> {
   const page = pageOf(c);
   if (page instanceof Response) return page;
-  const entries = await ledgerOf(c.env, ref).escalations(page.after, page.limit);
+  const filter = escalationFilter(c);
+  if (filter instanceof Response) return filter;
+  const entries = await ledgerOf(c.env, ref).escalations(page.after, page.limit, filter);
   return c.json({
     run_id: ref.runId,
+    status: filter,
     escalations: entries,
     next_after: nextAfter(entries, page.limit),
   });

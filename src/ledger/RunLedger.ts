@@ -1,12 +1,26 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
+import { FENCE, policyVersion } from "../fence.ts";
 import { abandonExpired, nextWake } from "./abandon.ts";
+import { approvalStep } from "./approval-step.ts";
+import type {
+  ApprovalView,
+  DecideAnswer,
+  EscalationFilter,
+  EscalationView,
+  OperatorAct,
+  OperatorDecision,
+  Resolution,
+  ResolveAnswer,
+} from "./approval-types.ts";
+import { listApprovals } from "./approvals.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
+import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import type {
   AuditDecision,
   AuditEntry,
@@ -33,7 +47,7 @@ import {
 } from "./views.ts";
 
 /** Columns of an audit row written in one step. */
-interface AuditDraft {
+export interface AuditDraft {
   callId: string;
   tool: string | null;
   form: string | null;
@@ -47,6 +61,14 @@ interface AuditDraft {
   evidence: Evidence;
   /** For a pending entry: when the alarm may settle it as abandoned. */
   leaseExpiresAt?: number;
+  /** The approval the entry asks for, decides or uses. */
+  approvalId?: string | null;
+  /** Who acted, for an operator's entry. */
+  actor?: string | null;
+  /** The operator's note. */
+  note?: string | null;
+  /** The escalation (its seq) this entry resolves. */
+  resolves?: number | null;
 }
 
 /**
@@ -64,9 +86,10 @@ export class RunLedger extends DurableObject<Env> {
     migrate(this.sql);
   }
 
-  /** Decide a call that passed the contract gate: admit, replay or refuse it. */
+  /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
+    const version = await policyVersion();
     // Idempotency keys are a mutation's; a key sent with a read is only recorded.
     const key = p.effect === "mutate" ? p.key : null;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
@@ -89,14 +112,22 @@ export class RunLedger extends DurableObject<Env> {
         this.appendAudit({ ...draft, decision: "replayed", status: original.status }, run.row);
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
+      // A new intent that reaches the tool may need a person first; a retry of an admitted
+      // intent (charged already) was approved, if it had to be, when it was admitted.
+      const asked =
+        reaches && decision.charge.calls > 0
+          ? approvalStep(this.scope(run.row, now), { ...draft, decision: "pending" }, key, version)
+          : { approvalId: null };
+      if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
+      const approvalId = asked.approvalId;
       this.appendAudit(
         outcome === null
-          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs }
-          : { ...draft, ...outcome, durationMs: Date.now() - now },
+          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
+          : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
         row,
       );
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
@@ -223,16 +254,44 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
-  /** Calls that need a human (`escalate`), oldest first, after `after`. */
-  escalations(after: number, limit: number): AuditEntry[] {
-    return this.sql
-      .exec<AuditRow>(
-        "SELECT * FROM audit WHERE decision = 'escalate' AND seq > ? ORDER BY seq LIMIT ?",
-        after,
-        limit,
-      )
-      .toArray()
-      .map(auditEntry);
+  /** Escalated calls after `after`, oldest first: open ones by default. */
+  escalations(after: number, limit: number, filter: EscalationFilter = "open"): EscalationView[] {
+    return listEscalations(this.sql, filter, after, limit);
+  }
+
+  /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
+  approvals(status: ApprovalStatus | null): ApprovalView[] | null {
+    const row = this.readRun();
+    return row === null ? null : listApprovals(this.sql, row.run_id, status, Date.now());
+  }
+
+  /** An operator approves or denies a pending approval of this run, once. */
+  decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
+    });
+  }
+
+  /** An operator resolves an escalation of this run, once. */
+  resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return resolve(scope, seq, resolution, act);
+    });
+  }
+
+  private operatorScope(): LedgerScope | null {
+    const run = this.readRun();
+    return run === null ? null : this.scope(run, Date.now());
+  }
+
+  /** The run's storage and its one append function, for a step written in another module. */
+  private scope(run: RunRow, now: number): LedgerScope {
+    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
+    return { sql: this.sql, append, run, now };
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
@@ -317,8 +376,8 @@ export class RunLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
          fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated, lease_expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       d.callId,
       Date.now(),
       d.tool,
@@ -336,6 +395,10 @@ export class RunLedger extends DurableObject<Env> {
       d.evidence.payload,
       d.evidence.truncated ? 1 : 0,
       d.leaseExpiresAt ?? null,
+      d.approvalId ?? null,
+      d.actor ?? null,
+      d.note ?? null,
+      d.resolves ?? null,
     );
   }
 

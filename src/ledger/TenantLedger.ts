@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";
+import { type ApprovalIndexEntry, indexedApprovals, noteApproval } from "./approval-index.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 
@@ -122,5 +124,15 @@ export class TenantLedger extends DurableObject<Env> {
       c.intent,
       c.callId,
     );
+  }
+
+  /** Note a new approval of one of the tenant's runs, or its new state. */
+  noteApproval(entry: ApprovalIndexEntry): void {
+    noteApproval(this.sql, entry);
+  }
+
+  /** The tenant's approvals, oldest first, or only those of `status`. */
+  approvals(status: ApprovalStatus | null, limit: number): ApprovalIndexEntry[] {
+    return indexedApprovals(this.sql, status, Date.now(), limit);
   }
 }

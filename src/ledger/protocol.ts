@@ -1,5 +1,6 @@
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
+import type { ApprovalTicket } from "./approval-types.ts";
 
 /** Which run a ledger call is about; the object's name is `${tenant}/${runId}`. */
 export interface RunRef {
@@ -21,7 +22,18 @@ export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
  * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
  * its worker never settled it within its lease (see src/ledger/abandon.ts).
  */
-export type AuditDecision = "applied" | "replayed" | "cached" | "pending" | "abandoned" | Verdict;
+export type AuditDecision =
+  | "applied"
+  | "replayed"
+  | "cached"
+  | "pending"
+  | "abandoned"
+  | "approval_requested"
+  | "approved"
+  | "denied"
+  | "escalation_retry_allowed"
+  | "escalation_closed"
+  | Verdict;
 
 /** Used and limit of one budget counter. */
 export interface Counter {
@@ -101,6 +113,8 @@ export interface LedgerProposal {
   target: string | null;
   /** How long the key stays `in_flight` before it is presumed abandoned. */
   leaseMs: number;
+  /** The validated arguments as JSON text: approval rules read them, and a grant shows them. */
+  args: string;
   /** Set when the answer is already known (a cache hit): recorded in the same step. */
   outcome: Outcome | null;
   /** What was received. */
@@ -111,7 +125,8 @@ export interface LedgerProposal {
 export type LedgerAnswer =
   | { kind: "admit"; budget: BudgetView; deadlineAt: number }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
-  | { kind: "refuse"; refusal: Refusal; budget: BudgetView };
+  | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
+  | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
 
 /** Closing a call the ledger admitted. */
 export interface Settlement {
@@ -227,4 +242,12 @@ export interface AuditEntry {
   payload: string;
   /** Whether the payload was cut at the cap. */
   payload_truncated: boolean;
+  /** The approval this entry asks for, decides or uses. */
+  approval_id: string | null;
+  /** Who acted, for an operator's entry. */
+  actor: string | null;
+  /** The operator's note. */
+  note: string | null;
+  /** The escalation (its `seq`) this entry resolves. */
+  resolves: number | null;
 }

@@ -48,6 +48,10 @@ export interface AuditRow {
   content_type: string | null;
   payload: string;
   payload_truncated: number;
+  approval_id: string | null;
+  actor: string | null;
+  note: string | null;
+  resolves: number | null;
 }
 
 /**
@@ -154,5 +158,9 @@ export function auditEntry(row: AuditRow): AuditEntry {
     content_type: row.content_type,
     payload: row.payload,
     payload_truncated: row.payload_truncated === 1,
+    approval_id: row.approval_id ?? null,
+    actor: row.actor ?? null,
+    note: row.note ?? null,
+    resolves: row.resolves ?? null,
   };
 }

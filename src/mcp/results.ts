@@ -53,6 +53,8 @@ export async function toolResult(response: Response): Promise<CallToolResult> {
       replayed: response.headers.get("Idempotent-Replayed") === "true",
     },
   };
+  if (response.status === 202)
+    return pendingResult(body, response.headers.get("Retry-After"), meta);
   if (response.status === 200) {
     const result = body.result;
     const text = JSON.stringify(result);
@@ -71,4 +73,24 @@ export async function toolResult(response: Response): Promise<CallToolResult> {
     ],
     _meta: meta,
   };
+}
+
+/**
+ * A call that waits for a person: not an error (nothing is wrong with it), so the model is
+ * told to wait and propose the same call again, not to re-plan.
+ */
+function pendingResult(
+  body: Record<string, unknown>,
+  retryAfter: string | null,
+  meta: Record<string, unknown>,
+): CallToolResult {
+  const approval = {
+    status: "pending",
+    approval_id: String(body.approval_id),
+    rule: String(body.rule),
+    expires_at: String(body.expires_at),
+    retry_after_s: Number(retryAfter ?? body.retry_after_s ?? 0),
+  };
+  const text = `Approval pending: a person must approve this call (rule ${approval.rule}, approval ${approval.approval_id}); nothing ran. Call the same tool with the same arguments again after ${approval.retry_after_s} s; the approval expires at ${approval.expires_at}.`;
+  return { content: [{ type: "text", text }], structuredContent: { approval }, _meta: meta };
 }

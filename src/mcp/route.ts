@@ -17,7 +17,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
-import { toolsFor } from "../core/policy.ts";
+import { approvalRulesOf, toolsFor } from "../core/policy.ts";
 import { ok } from "../core/result.ts";
 import { decide } from "../http/calls.ts";
 import type { AppContext } from "../http/context.ts";
@@ -65,6 +65,7 @@ function contextOf(c: AppContext, ref: RunRef): McpCallContext {
   const fence = c.get("fence");
   return {
     tools: toolsFor(fence, c.get("principal").tools),
+    approvable: (name) => approvalRulesOf(fence, name).length > 0,
     exists: (name) => fence.tools.has(name),
     propose: async (name, args, key) => {
       const mutates = fence.tools.get(name)?.effect === "mutate";

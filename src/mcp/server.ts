@@ -13,6 +13,8 @@ import { mcpTools } from "./tools.ts";
 export interface McpCallContext {
   /** Contracts the caller may use (policy and key subset). */
   tools: readonly ToolContract[];
+  /** Whether a policy rule may send calls of this tool to a person. */
+  approvable: (name: string) => boolean;
   /** Whether a tool of this name exists at all (in any contract). */
   exists: (name: string) => boolean;
   /**
@@ -25,7 +27,7 @@ export interface McpCallContext {
 const INFO = { name: "toolfence", version: "1.0.0" };
 
 const INSTRUCTIONS =
-  "Every tool call goes through toolfence: arguments are checked against the tool's contract, mutations are applied once per intent, and the run has a budget and a deadline. A refused call comes back as an error result with the reason and how to re-plan.";
+  "Every tool call goes through toolfence: arguments are checked against the tool's contract, mutations are applied once per intent, and the run has a budget and a deadline. A refused call comes back as an error result with the reason and how to re-plan; a call that waits for a person's approval comes back as a pending result saying when to call again.";
 
 /** A fresh low-level server bound to one request's context. */
 export function fenceServer(ctx: McpCallContext): Server {
@@ -35,7 +37,7 @@ export function fenceServer(ctx: McpCallContext): Server {
     // Interprets JSON Schema, never compiles it: workerd forbids eval and new Function.
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  server.setRequestHandler("tools/list", () => ({ tools: mcpTools(ctx.tools) }));
+  server.setRequestHandler("tools/list", () => ({ tools: mcpTools(ctx.tools, ctx.approvable) }));
   server.setRequestHandler("tools/call", async (request) => {
     const { name, arguments: args, _meta } = request.params;
     const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META]);

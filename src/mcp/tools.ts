@@ -34,8 +34,53 @@ function annotationsOf(c: ToolContract): NonNullable<Tool["annotations"]> {
   };
 }
 
-/** The `tools/list` result for the contracts a caller may use. */
-export function mcpTools(contracts: readonly ToolContract[]): Tool[] {
+/**
+ * What a tool call answers while it waits for a person (`needs_approval`): a non-error result,
+ * so the model waits and asks again instead of re-planning. Clients validate a non-error
+ * result's `structuredContent` against the tool's output schema, so a tool a policy rule may
+ * send to a person publishes its output schema with this shape as a second branch.
+ */
+export const PENDING_SCHEMA = {
+  type: "object",
+  properties: {
+    approval: {
+      type: "object",
+      properties: {
+        status: { const: "pending" },
+        approval_id: { type: "string" },
+        rule: { type: "string" },
+        expires_at: { type: "string", format: "date-time" },
+        retry_after_s: { type: "integer", minimum: 0 },
+      },
+      required: ["status", "approval_id", "rule", "expires_at", "retry_after_s"],
+      additionalProperties: false,
+    },
+  },
+  required: ["approval"],
+  additionalProperties: false,
+} as const;
+
+function outputSchemaOf(
+  entry: CatalogueEntry,
+  approvable: boolean,
+): NonNullable<Tool["outputSchema"]> {
+  if (!approvable) return entry.output_schema;
+  const { $schema, ...result } = entry.output_schema as Record<string, unknown>;
+  return {
+    ...($schema === undefined ? {} : { $schema }),
+    type: "object",
+    anyOf: [result, PENDING_SCHEMA],
+  } as NonNullable<Tool["outputSchema"]>;
+}
+
+/**
+ * The `tools/list` result for the contracts a caller may use; `approvable` says which tools a
+ * policy rule may send to a person.
+ */
+export function mcpTools(
+  contracts: readonly ToolContract[],
+  approvable: (tool: string) => boolean = () => false,
+): Tool[] {
   const { tools } = catalogue(contracts, "json") as { tools: CatalogueEntry[] };
   return contracts.map((c, i) => {
     const entry = tools[i] as CatalogueEntry;
@@ -44,7 +89,7 @@ export function mcpTools(contracts: readonly ToolContract[]): Tool[] {
       title: titleOf(c.name),
       description: c.description,
       inputSchema: entry.input_schema,
-      outputSchema: entry.output_schema,
+      outputSchema: outputSchemaOf(entry, approvable(c.name)),
       annotations: annotationsOf(c),
     };
   });

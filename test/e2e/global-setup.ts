@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
+import { startReceiver } from "./webhook-receiver.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -10,29 +11,44 @@ declare module "vitest" {
     mcpUrl: string;
     /** Process id of that server, so a test can stop it mid-run. */
     mcpPid: number;
+    /** Base URL of the approval webhook receiver that `wrangler dev` posts to. */
+    hookUrl: string;
+    /** The secret the webhook bodies are signed with. */
+    hookSecret: string;
   }
 }
 
+/** The webhook secret of the e2e fence; a test value, never a deployment's. */
+const HOOK_SECRET = "tf_e2e_webhook_secret";
+
 let dev: DevServer | undefined;
 let mcp: McpServerProcess | undefined;
+let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 
 /**
- * The reference MCP server on a free loopback port, then one `wrangler dev` on another with
- * fresh state, the development key, an instant log backend and the server's URL as a var.
+ * The reference MCP server and the approval webhook receiver, each on a free loopback port,
+ * then one `wrangler dev` on another with fresh state, the development key, an instant log
+ * backend, the MCP server's URL and the webhook pointed at the receiver.
  */
 export async function setup(project: TestProject): Promise<void> {
   mcp = await startEverything();
+  receiver = await startReceiver();
   dev = await startDev({
     DEV_KEY: "tf_dev_local_key",
     DEMO_LOG_LATENCY_MS: "0-0",
     MCP_EVERYTHING_URL: mcp.url,
+    APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
+    APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
   });
   project.provide("fenceUrl", dev.url);
   project.provide("mcpUrl", mcp.url);
   project.provide("mcpPid", mcp.pid);
+  project.provide("hookUrl", receiver.url);
+  project.provide("hookSecret", HOOK_SECRET);
 }
 
 export async function teardown(): Promise<void> {
   dev?.stop();
   await mcp?.stop();
+  await receiver?.stop();
 }

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { newRun } from "../helpers.ts";
+import { decideApproval, lapseApproval } from "./approval-commands.ts";
 import {
   abandon,
   duplicates,
@@ -13,6 +14,7 @@ import {
   MAX_PAID,
   passDeadline,
   propose,
+  proposeUrgent,
   type Real,
   record,
   settle,
@@ -42,12 +44,13 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
     audit: [{ callId: "call-0", decision: "block", reason: "malformed_payload" }],
     open: [],
     calls: 0,
+    approvals: [],
   };
   return { model, real: { stub, ref } };
 }
 
 describe("the RunLedger against its model", () => {
-  it("agrees with the model through calls, retries, duplicates, halts, evictions, expiries and abandoned calls", async () => {
+  it("agrees with the model through calls, retries, duplicates, approvals, halts, evictions, expiries and abandoned calls", async () => {
     const commands = fc.commands(
       // Listed more than once to be picked more often: a run halts or expires only once.
       [
@@ -63,6 +66,11 @@ describe("the RunLedger against its model", () => {
         expireLease,
         abandon,
         evict,
+        proposeUrgent,
+        proposeUrgent,
+        decideApproval,
+        decideApproval,
+        lapseApproval,
         fc.oneof(halt, passDeadline),
       ],
       { maxCommands: 40, size: "medium" },

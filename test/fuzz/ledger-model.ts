@@ -3,6 +3,7 @@
  * proposal, written out on its own (it never calls src/core/admission.ts), so the
  * RunLedger and the model can only agree if both follow the table.
  */
+import { approvalInModel, asksPerson, type ModelApproval } from "./approval-model.ts";
 
 /** Where a model key stands. */
 export interface ModelKey {
@@ -50,12 +51,15 @@ export interface LedgerModel {
   open: { callId: string; key: string | null }[];
   /** Call ids handed out so far. */
   calls: number;
+  /** Approvals the run opened, oldest first. */
+  approvals: ModelApproval[];
 }
 
 /** What a proposal should get back. */
 export type Expected =
   | { kind: "admit" }
   | { kind: "replay"; status: number }
+  | { kind: "approval" }
   | { kind: "refuse"; reason: string };
 
 /** One proposal as the model sees it. */
@@ -120,6 +124,8 @@ export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
   if (mutations > m.maxMutations || paid > m.maxPaid) {
     return refused(m, p.callId, "budget_exhausted");
   }
+  const asked = asksPerson(p) ? approvalInModel(m, p) : null;
+  if (asked !== null) return asked;
   m.mutations = mutations;
   m.paid = paid;
   if (p.known !== null) {

@@ -20,6 +20,7 @@ async function admitAndDie(run: string, p: Partial<LedgerProposal> & { tool: str
       paid: true,
       key: null,
       fingerprint: await fingerprint(p.tool, args),
+      args: JSON.stringify(args),
       target: null,
       leaseMs: 60_000,
       outcome: null,
