@@ -99,6 +99,8 @@ export function components(): Json {
       TenantApprovals: schemaOf(approvals.TenantApprovalsSchema),
       RunApprovals: schemaOf(approvals.RunApprovalsSchema),
       AuditKeys: schemaOf(approvals.AuditKeysSchema),
+      SignedHead: schemaOf(approvals.SignedHeadSchema),
+      ChainReport: schemaOf(approvals.ChainReportSchema),
     },
   };
 }

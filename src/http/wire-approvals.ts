@@ -59,3 +59,23 @@ export const AuditKeysSchema = v.strictObject({
     }),
   ),
 });
+
+/** A signed audit head (`GET /v1/runs/{id}/audit/head`). */
+export const SignedHeadSchema = v.strictObject({
+  tenant: v.string(),
+  run: v.string(),
+  seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  hash: v.string(),
+  at: v.string(),
+  kid: v.string(),
+  sig: v.pipe(v.string(), v.description("base64url Ed25519 over the RFC 8785 form of the claim")),
+});
+
+/** What recomputing a run's chain found (`GET /v1/runs/{id}/audit/verify`). */
+export const ChainReportSchema = v.strictObject({
+  ok: v.boolean(),
+  entries: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  head: v.nullable(v.strictObject({ seq: v.number(), hash: v.string() })),
+  first_bad_seq: v.optional(v.number()),
+  problem: v.optional(v.string()),
+});

@@ -122,7 +122,7 @@ export const RunViewSchema = v.strictObject({
   decisions: v.record(v.string(), Count),
 });
 
-const CacheStatus = v.picklist(["hit-edge", "hit-kv", "miss", "bypass"]);
+const CacheStatus = v.picklist(["hit-memory", "hit-edge", "hit-kv", "miss", "bypass"]);
 const AuditDecision = v.picklist([
   "applied",
   "replayed",
@@ -130,6 +130,7 @@ const AuditDecision = v.picklist([
   "pending",
   "abandoned",
   "approval_requested",
+  "needs_approval",
   "approved",
   "denied",
   "escalation_retry_allowed",
@@ -159,6 +160,15 @@ export const AuditEntrySchema = v.strictObject({
   actor: v.nullable(v.string()),
   note: v.nullable(v.string()),
   resolves: v.nullable(Count),
+  of: v.pipe(
+    v.nullable(Count),
+    v.description("For an outcome entry: the seq of the admitted call's entry it settles."),
+  ),
+  prev: v.pipe(v.string(), v.description("The previous entry's hash (docs/audit.md).")),
+  hash: v.pipe(
+    v.string(),
+    v.description("SHA-256 hex of this entry's RFC 8785 form without `hash`."),
+  ),
 });
 
 const NextAfter = v.pipe(

@@ -83,21 +83,22 @@ describe("the console in Chromium", () => {
 
   it("shows new calls on the timeline without a reload", async () => {
     await page.goto(`${url}/console/runs/${run}`);
-    await page.waitForSelector("#e-4");
+    // Entries are the audit's: a call that reached its tool is two (pending, then its outcome).
+    await page.waitForSelector("#e-6");
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
     expect((await propose(run, { tool: "noop", args: { note: "second" } })).status).toBe(200);
-    await page.waitForSelector("#e-5", { timeout: LIVE_WAIT_MS + 1_000 });
-    await expect(page.locator("#e-5 .badge").textContent()).resolves.toBe("applied");
+    await page.waitForSelector("#e-7", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-7 .badge").textContent()).resolves.toBe("applied");
     expect(await page.evaluate(() => "sameDocument" in globalThis)).toBe(true);
   });
 
   it("opens a blocked call to show its issues and the payload as received", async () => {
     const bad = { tool: "fetch_service_logs", args: { service: 42, window_minutes: "lots" } };
     expect((await propose(run, bad)).status).toBe(422);
-    await page.waitForSelector("#e-6", { timeout: LIVE_WAIT_MS + 1_000 });
-    await expect(page.locator("#e-6 .badge").textContent()).resolves.toBe("block");
-    await page.click("#e-6 summary");
-    const fold = page.locator("#e-6 details");
+    await page.waitForSelector("#e-8", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-8 .badge").textContent()).resolves.toBe("block");
+    await page.click("#e-8 summary");
+    const fold = page.locator("#e-8 details");
     await expect(fold.locator("table.issues").isVisible()).resolves.toBe(true);
     await expect(fold.textContent()).resolves.toContain("window_minutes");
     await expect(fold.locator("pre").textContent()).resolves.toContain('"lots"');
@@ -114,7 +115,7 @@ describe("the console in Chromium", () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ reason: "run_halted" });
     await page.reload();
-    await expect(page.locator("#e-7 code").nth(1).textContent()).resolves.toBe("run_halted");
+    await expect(page.locator("#e-9 code").nth(1).textContent()).resolves.toBe("run_halted");
   });
 
   it("approves a pending call, and the agent's re-proposal is applied", async () => {

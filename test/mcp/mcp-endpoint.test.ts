@@ -80,13 +80,14 @@ describe("MCP refusals the model re-plans from", () => {
     const reused = await client.callTool(call("second"));
     expect(reused.isError).toBe(true);
     expect(firstJson(reused)).toMatchObject({ reason: "idempotency_key_reused" });
-    const audit = await json<{ entries: { form: string; decision: string }[] }>(
-      await get(`/v1/runs/${run}/audit`),
-    );
-    const forms = audit.entries.map((e) => [e.form, e.decision]);
+    const audit = await json<{
+      entries: { seq: number; of: number | null; form: string; decision: string }[];
+    }>(await get(`/v1/runs/${run}/audit`));
+    const forms = audit.entries.map((e) => [e.form, e.decision, e.of]);
     expect(forms).toEqual([
-      ["mcp", "applied"],
-      ["mcp", "block"],
+      ["mcp", "pending", null],
+      ["mcp", "applied", 1],
+      ["mcp", "block", null],
     ]);
     await client.close();
   });
