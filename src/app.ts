@@ -1,3 +1,7 @@
+/**
+ * The fence's one Hono app: every route, REST, MCP, the console and the public keys, mounted
+ * behind the edge guards (header size, credentials, rate).
+ */
 import { Hono } from "hono";
 import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";

@@ -1,3 +1,6 @@
+/**
+ * The contracts and policy this worker runs with, loaded and checked at module load.
+ */
 import { CONTRACTS, POLICY_SOURCE } from "../contracts/index.ts";
 import { policyVersionOf } from "./core/approval.ts";
 import { type Fence, loadFence } from "./core/policy.ts";

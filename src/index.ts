@@ -1,3 +1,6 @@
+/**
+ * The worker: the app, and the Durable Object classes and entrypoints it exports.
+ */
 import { buildApp } from "./app.ts";
 import { checkDrift } from "./execute/drift.ts";
 import { FENCE } from "./fence.ts";

@@ -1,3 +1,7 @@
+/**
+ * Identical reads in flight in one isolate: the first runs the tool, the rest wait for its
+ * execution instead of querying the backend again.
+ */
 import type { Execution } from "../execute/execute.ts";
 
 /** What joiners of a flight receive: its execution, or null when its leader never ran it. */

@@ -1,3 +1,7 @@
+/**
+ * How a gated read goes with respect to the result cache: served from a tier, joined to a
+ * call already in flight, or led to the tool (and its result stored after the answer).
+ */
 import { cacheKey } from "../core/canonical.ts";
 import type { ToolContract } from "../core/contract.ts";
 import type { Execution } from "../execute/execute.ts";

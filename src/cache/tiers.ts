@@ -1,3 +1,7 @@
+/**
+ * Where cached results live: the isolate's memory, this data centre's Cache API, and KV; the
+ * lookup order, what may be stored, and the key each tier files an entry under.
+ */
 import type { ToolContract } from "../core/contract.ts";
 import { validateOutput } from "../core/validate.ts";
 import { MemoryTier, type TenantMemory } from "./memory.ts";

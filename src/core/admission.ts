@@ -1,3 +1,7 @@
+/**
+ * The stateful half of the decision table, as a pure function: halt, deadline, the run's tool
+ * list, the idempotency key's state, caps and budget decide admit, replay or refuse.
+ */
 import type { Effect } from "./contract.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 

@@ -1,3 +1,7 @@
+/**
+ * Reading a call's body: the media type, the strict JSON, and the accepted forms (canonical,
+ * OpenAI, Anthropic, raw model text), mapped to one proposed call with its idempotency key.
+ */
 import { type JsonLimits, type JsonObject, type JsonValue, parseStrictJson } from "./json.ts";
 import { type ContractIssue, type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";

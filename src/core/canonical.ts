@@ -1,3 +1,7 @@
+/**
+ * RFC 8785 canonical JSON and the SHA-256 digests built on it: a call's fingerprint and the
+ * result cache's key.
+ */
 import jcs from "canonicalize";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));

@@ -1,3 +1,7 @@
+/**
+ * The catalogue (`GET /v1/tools`): each contract's JSON Schema, generated from the valibot
+ * schemas the gate runs, in the fence's own, OpenAI's and Anthropic's dialects.
+ */
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { ToolContract } from "./contract.ts";
 import type { JsonLikeObject } from "./openai-args.ts";

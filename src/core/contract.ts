@@ -1,3 +1,6 @@
+/**
+ * What a tool contract is: its name, version, effect, schemas, limits, example and upstream.
+ */
 import type * as v from "valibot";
 
 /** Whether a tool only reads or changes the world. */

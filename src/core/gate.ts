@@ -1,3 +1,7 @@
+/**
+ * The stateless gate every call passes first: parse once, then the tool, the caller's and
+ * the policy's tool lists, the contract, unsafe path arguments and the mutation key.
+ */
 import { type BodyLimits, type CallForm, readCall } from "./body.ts";
 import { fingerprint } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";

@@ -1,3 +1,7 @@
+/**
+ * A strict, single-pass JSON parser: duplicate keys, lone surrogates, non-finite numbers,
+ * prototype keys and excessive depth are refused, never repaired.
+ */
 import { type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
 

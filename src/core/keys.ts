@@ -1,3 +1,7 @@
+/**
+ * API keys and their records: the key format, the stored record's schema, roles, and the
+ * KV name a key's digest is filed under.
+ */
 import * as v from "valibot";
 import { err, ok, type Result } from "./result.ts";
 

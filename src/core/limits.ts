@@ -1,3 +1,6 @@
+/**
+ * A run's effective limits and how `PUT /v1/runs/{id}` may tighten them, never loosen.
+ */
 import * as v from "valibot";
 import { err, ok, type Result } from "./result.ts";
 

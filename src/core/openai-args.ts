@@ -1,3 +1,7 @@
+/**
+ * OpenAI strict mode's argument conventions mapped back to the contract's (a `null` for an
+ * optional key means absent).
+ */
 import * as v from "valibot";
 import type { AnySchema, ToolContract } from "./contract.ts";
 import { entriesOf } from "./validate.ts";

@@ -1,3 +1,7 @@
+/**
+ * `npm run policy -- check` in the core: the policy text checked with the contracts, and
+ * the reviewer's table of every tool's brakes.
+ */
 import { describeRule } from "./approval.ts";
 import { catalogue } from "./catalogue.ts";
 import type { ToolContract } from "./contract.ts";

@@ -1,3 +1,7 @@
+/**
+ * The policy file's schema, its validation against the contracts at load, and the rules
+ * the fence reads from it (limits per tenant, per-target rules, the caller's tools).
+ */
 import * as v from "valibot";
 import { type ApprovalRule, ApprovalRuleSchema, patternProblem, ruleArg } from "./approval.ts";
 import type { ToolContract } from "./contract.ts";

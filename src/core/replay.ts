@@ -1,3 +1,7 @@
+/**
+ * Replay a saved audit against the contracts and a policy, executing nothing: which
+ * decisions would change.
+ */
 import * as v from "valibot";
 import { gate } from "./gate.ts";
 import { type Fence, limitsFor } from "./policy.ts";

@@ -1,3 +1,6 @@
+/**
+ * An in-memory run for replay: the same admission and caps as the ledger, with no storage.
+ */
 import {
   type Admission,
   admit,

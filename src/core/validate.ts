@@ -1,3 +1,7 @@
+/**
+ * Contract validation of arguments and answers, with issues a model can re-plan from, each
+ * text bounded.
+ */
 import * as v from "valibot";
 import type { AnySchema, ToolContract } from "./contract.ts";
 import { type ContractIssue, type Reason, type Refusal, refuse } from "./reasons.ts";

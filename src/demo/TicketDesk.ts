@@ -1,3 +1,7 @@
+/**
+ * The demo tickets service's storage: one Durable Object per tenant that honours
+ * `Idempotency-Key`.
+ */
 import { DurableObject } from "cloudflare:workers";
 
 /** A stored answer of the demo tickets service. */

@@ -1,3 +1,7 @@
+/**
+ * What the demo upstreams received per run, checked against their contracts: a spy that
+ * proves nothing invalid reached a tool.
+ */
 import * as v from "valibot";
 import { FENCE } from "../fence.ts";
 

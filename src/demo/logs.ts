@@ -1,3 +1,6 @@
+/**
+ * The demo log backend: deterministic synthetic log lines with a real backend's latency.
+ */
 const LEVELS = ["INFO", "INFO", "INFO", "WARN", "ERROR"] as const;
 const EVENTS = [
   "request served in {n} ms",

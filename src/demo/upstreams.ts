@@ -1,3 +1,7 @@
+/**
+ * The demo's upstream tools behind the DEMO service binding: tickets, logs and a small MCP
+ * server, each as untrusting as a real upstream.
+ */
 import { WorkerEntrypoint } from "cloudflare:workers";
 import { type Context, Hono } from "hono";
 import { inboxOf, receive } from "./inbox.ts";

@@ -1,3 +1,6 @@
+/**
+ * An upstream's HTTP status mapped onto the decision table (retry, escalate, or go on).
+ */
 import { type Refusal, refuse } from "../core/reasons.ts";
 
 /**

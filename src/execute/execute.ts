@@ -1,3 +1,7 @@
+/**
+ * Calling a tool once, within its timeout, and checking its answer against the output
+ * contract; the request is built only from validated arguments.
+ */
 import type { ToolContract, Upstream } from "../core/contract.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";

@@ -1,3 +1,7 @@
+/**
+ * Authentication and roles: the bearer key to a principal (tenant, role, tools), the
+ * development key under local development only, and failed authentications limited per address.
+ */
 import type { MiddlewareHandler } from "hono";
 import { sha256Hex } from "../core/canonical.ts";
 import { parseStrictJson } from "../core/json.ts";

@@ -1,3 +1,7 @@
+/**
+ * `POST /v1/runs/{run_id}/calls` and `decide`, the one pipeline every edge uses: gate, cache
+ * route, target claim, ledger, tool, settle.
+ */
 import { asksNoCache, type CacheRoute, routeRead } from "../cache/read-through.ts";
 import { tiersOf } from "../cache/tiers.ts";
 import { mediaKind } from "../core/body.ts";

@@ -1,3 +1,7 @@
+/**
+ * Tenant-wide target claims on the call path: claimed in the target's own object before the
+ * run decides, released if the run refuses.
+ */
 import type { GatedCall } from "../core/gate.ts";
 import type { TargetRule } from "../core/policy.ts";
 import type { Refusal } from "../core/reasons.ts";

@@ -1,3 +1,6 @@
+/**
+ * The Hono context of the fence's routes: the caller's principal and the fence.
+ */
 import type { Context } from "hono";
 import type { Role } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";

@@ -1,3 +1,6 @@
+/**
+ * Edge guards that run before a route: the header-size limit and the per-key rate limit.
+ */
 import type { MiddlewareHandler } from "hono";
 import { refuse } from "../core/reasons.ts";
 import type { AppEnv } from "./context.ts";

@@ -1,3 +1,6 @@
+/**
+ * RFC 9457 problem details: every refusal rendered through the one decision table.
+ */
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 
 /** RFC 9457 §3: problem details are served with their own media type. */

@@ -1,3 +1,6 @@
+/**
+ * Reading a request body within a byte bound, as UTF-8 or not at all.
+ */
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 

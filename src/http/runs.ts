@@ -1,3 +1,6 @@
+/**
+ * The run routes: the run id, status, limits, the audit pages and the kill switch.
+ */
 import * as v from "valibot";
 import { mediaKind } from "../core/body.ts";
 import { parseStrictJson } from "../core/json.ts";

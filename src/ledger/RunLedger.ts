@@ -1,3 +1,7 @@
+/**
+ * One agent run's Durable Object: budget, idempotency keys, deadline, kill switch, approvals
+ * and the append-only audit log, each decision one `transactionSync`.
+ */
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
@@ -19,6 +23,7 @@ import type {
   ResolveAnswer,
 } from "./approval-types.ts";
 import { listApprovals } from "./approvals.ts";
+import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import {
   append,
   chainOldEntries,
@@ -32,10 +37,8 @@ import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import type {
-  AuditDecision,
   AuditEntry,
   BudgetView,
-  Evidence,
   LedgerAnswer,
   LedgerProposal,
   OpenAnswer,
@@ -46,7 +49,7 @@ import type {
   Settlement,
 } from "./protocol.ts";
 import { registerRun } from "./run-registration.ts";
-import { insertRun, storeLimits } from "./run-row.ts";
+import { chargeRun, insertRun, storeLimits } from "./run-row.ts";
 import { callCaps, countUse, toolCalls } from "./usage.ts";
 import {
   type AuditRow,
@@ -60,31 +63,6 @@ import {
 
 /** Open escalations a summary counts at most (a run with more shows this many). */
 const SUMMARY_COUNT_CAP = 1_000;
-/** Columns of an audit row written in one step. */
-export interface AuditDraft {
-  callId: string;
-  tool: string | null;
-  form: string | null;
-  decision: AuditDecision;
-  reason: string | null;
-  status: number | null;
-  key: string | null;
-  fingerprint: string | null;
-  cache: string | null;
-  durationMs: number | null;
-  evidence: Evidence;
-  /** For a pending entry: when the alarm may settle it as abandoned. */
-  leaseExpiresAt?: number;
-  /** The approval the entry asks for, decides or uses. */
-  approvalId?: string | null;
-  /** Who acted, for an operator's entry. */
-  actor?: string | null;
-  /** The operator's note. */
-  note?: string | null;
-  /** The escalation (its seq) this entry resolves. */
-  resolves?: number | null;
-}
-
 /**
  * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.
  * The object is single-threaded, and every decision reads and writes its rows inside one
@@ -136,7 +114,7 @@ export class RunLedger extends DurableObject<Env> {
           ? approvalStep(this.scope(run.row, now), { ...draft, decision: "pending" }, key, version)
           : { approvalId: null };
       if ("kind" in asked) return asked;
-      const row = this.charge(run.row, decision.charge);
+      const row = chargeRun(this.sql, run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       const overtaken = key === null ? null : holdKey(this.sql, key, p, stored, now);
       if (overtaken !== null) this.abandon(overtaken, row, now);
@@ -410,19 +388,6 @@ export class RunLedger extends DurableObject<Env> {
     return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
   }
 
-  /** Charge the run and return its row as charged (`run` itself when the call is free). */
-  private charge(run: RunRow, charge: { mutations: number; paid: number }): RunRow {
-    if (charge.mutations === 0 && charge.paid === 0) return run;
-    return this.sql
-      .exec<RunRow>(
-        `UPDATE run SET mutations_used = mutations_used + ?, paid_used = paid_used + ?
-         WHERE id = 1 RETURNING *`,
-        charge.mutations,
-        charge.paid,
-      )
-      .one();
-  }
-
   private appendRefusal(draft: AuditDraft, refusal: Refusal, run: RunRow): void {
     const rule = DECISION_TABLE[refusal.reason];
     this.appendAudit(
@@ -433,31 +398,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Append an audit entry; `run` is the row after the decision, for the budget after. */
   private appendAudit(d: AuditDraft, run: RunRow): void {
-    this.appendEntry(
-      {
-        call_id: d.callId,
-        tool: d.tool,
-        form: d.form,
-        decision: d.decision,
-        reason: d.reason,
-        status: d.status,
-        idempotency_key: d.key,
-        fingerprint: d.fingerprint,
-        cache: d.cache,
-        duration_ms: d.durationMs,
-        mutations_used: run.mutations_used,
-        paid_used: run.paid_used,
-        content_type: d.evidence.contentType,
-        payload: d.evidence.payload,
-        payload_truncated: d.evidence.truncated ? 1 : 0,
-        lease_expires_at: d.leaseExpiresAt ?? null,
-        approval_id: d.approvalId ?? null,
-        actor: d.actor ?? null,
-        note: d.note ?? null,
-        resolves: d.resolves ?? null,
-      },
-      null,
-    );
+    this.appendEntry(entryOf(d, run), null);
   }
 
   /** The one way into the log: append-only, chained (audit-log.ts). */

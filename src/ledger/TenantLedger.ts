@@ -1,3 +1,7 @@
+/**
+ * The TenantLedger object, in two roles by name: one per claimed target (tenant-wide
+ * per-target caps) and one per tenant (its approval and run indexes, console sign-outs).
+ */
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";

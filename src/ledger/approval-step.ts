@@ -8,9 +8,9 @@ import { approvalRulesOf } from "../core/policy.ts";
 import { DECISION_TABLE } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
 import { consumeApproval, expireApproval, latestApproval, openApproval } from "./approvals.ts";
+import type { AuditDraft } from "./audit-draft.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer } from "./protocol.ts";
-import type { AuditDraft } from "./RunLedger.ts";
 import { budgetView } from "./views.ts";
 
 /** The call goes on; `approvalId` names the grant it spent, if a rule asked. */

@@ -1,3 +1,7 @@
+/**
+ * Idempotency keys in the run's ledger: their state, taking one for an admitted call, and
+ * the stored answer a replay returns.
+ */
 import type { KeyState } from "../core/admission.ts";
 import { FENCE } from "../fence.ts";
 import type { LedgerProposal } from "./protocol.ts";

@@ -1,3 +1,6 @@
+/**
+ * The ledgers' SQLite schemas as numbered, append-only steps.
+ */
 import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
 import { RUN_INDEX_SCHEMA } from "./run-index.ts";
 

@@ -14,7 +14,7 @@ import type {
   ResolveAnswer,
 } from "./approval-types.ts";
 import { approvalView, decideApproval, readApproval } from "./approvals.ts";
-import type { AuditDraft } from "./RunLedger.ts";
+import type { AuditDraft } from "./audit-draft.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** Append an audit entry (the RunLedger's own function). */

@@ -1,3 +1,6 @@
+/**
+ * The RunLedger's and TenantLedger's RPC protocol: what the worker sends and what it gets back.
+ */
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { ApprovalTicket } from "./approval-types.ts";

@@ -1,5 +1,9 @@
+/**
+ * The run's row: created once with its effective limits, tightened in place.
+ */
 import type { RunLimits } from "../core/limits.ts";
 import type { RunRef } from "./protocol.ts";
+import type { RunRow } from "./views.ts";
 
 /** Create the run's row with its effective limits, stored so later policy edits leave it be. */
 export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): void {
@@ -35,4 +39,21 @@ export function storeLimits(sql: SqlStorage, limits: RunLimits): void {
 /** NULL when the run allows every tool the policy allows (the gate checks those). */
 function toolsColumn(limits: RunLimits): string | null {
   return limits.allowed_tools === null ? null : JSON.stringify(limits.allowed_tools);
+}
+
+/** Charge the run and return its row as charged (`run` itself when the call is free). */
+export function chargeRun(
+  sql: SqlStorage,
+  run: RunRow,
+  charge: { mutations: number; paid: number },
+): RunRow {
+  if (charge.mutations === 0 && charge.paid === 0) return run;
+  return sql
+    .exec<RunRow>(
+      `UPDATE run SET mutations_used = mutations_used + ?, paid_used = paid_used + ?
+         WHERE id = 1 RETURNING *`,
+      charge.mutations,
+      charge.paid,
+    )
+    .one();
 }

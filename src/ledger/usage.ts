@@ -1,3 +1,6 @@
+/**
+ * What a run has used of each tool and each target, for per-tool and per-target caps.
+ */
 import type { CallCaps, Charge } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
 import type { TargetRule } from "../core/policy.ts";

@@ -1,3 +1,6 @@
+/**
+ * Rows as the API publishes them: the run's status, its budget and its audit entries.
+ */
 import type { RunState } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
 import type { Reason } from "../core/reasons.ts";

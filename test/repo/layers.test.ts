@@ -111,3 +111,12 @@ describe("client/", () => {
     expect(sources("client").length).toBeGreaterThan(0);
   });
 });
+
+describe("every module of src/ and client/", () => {
+  it("opens with a comment saying what it owns", () => {
+    const bare = [...sources("src"), ...sources("client")].filter(
+      (path) => !/^\s*(\/\*\*|\/\/ )/.test(readFileSync(join(ROOT, path), "utf8")),
+    );
+    expect(bare).toEqual([]);
+  });
+});
