@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { Comment, CommentBody, TicketId } from "./shared.ts";
 
-export const addComment: ToolContract = {
+export const addComment = {
   name: "add_comment",
   version: "v1",
   description: "Add a comment to an existing ticket. A mutation: send an idempotency key.",
@@ -19,4 +19,4 @@ export const addComment: ToolContract = {
     method: "POST",
     path: "/tickets/{ticket_id}/comments",
   },
-};
+} as const satisfies ToolContract;

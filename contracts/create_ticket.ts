@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { Ticket, TicketId } from "./shared.ts";
 
-export const createTicket: ToolContract = {
+export const createTicket = {
   name: "create_ticket",
   version: "v1",
   description:
@@ -20,4 +20,4 @@ export const createTicket: ToolContract = {
   cacheTtlSeconds: 0,
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/tickets" },
-};
+} as const satisfies ToolContract;

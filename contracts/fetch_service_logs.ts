@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 
-export const fetchServiceLogs: ToolContract = {
+export const fetchServiceLogs = {
   name: "fetch_service_logs",
   version: "v1",
   description:
@@ -27,4 +27,4 @@ export const fetchServiceLogs: ToolContract = {
   cacheTtlSeconds: 300,
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/logs/query" },
-};
+} as const satisfies ToolContract;

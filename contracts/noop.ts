@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 
-export const noop: ToolContract = {
+export const noop = {
   name: "noop",
   version: "v1",
   description: "Do nothing and say so. Free: never charged to the budget.",
@@ -15,4 +15,4 @@ export const noop: ToolContract = {
   cacheTtlSeconds: 0,
   sharedCache: false,
   upstream: { kind: "inline", answer: () => ({ ok: true }) },
-};
+} as const satisfies ToolContract;
