@@ -7,6 +7,7 @@ import { authenticate, requireRole } from "./auth.ts";
 import { proposeCall } from "./calls.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { headerLimit, rateLimit } from "./guards.ts";
+import { openApiDocument } from "./openapi/document.ts";
 import { problem } from "./problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./runs.ts";
 
@@ -24,6 +25,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public, like the health check: it describes the API, it grants nothing.
+  app.get("/openapi.json", (c) => c.json(openApiDocument(fence)));
 
   app.use("/v1/*", async function withFence(c, next) {
     c.set("fence", fence);
