@@ -27,6 +27,7 @@ describe("an AI SDK agent loop through the fence", () => {
       return "done";
     });
 
+    // README: ai-sdk
     const run = fence.run(runId());
     const result = await generateText({
       model,
@@ -34,6 +35,7 @@ describe("an AI SDK agent loop through the fence", () => {
       prompt: "Open an urgent ticket.",
       stopWhen: isStepCount(5),
     });
+    // README: end
 
     const [first, second] = result.steps.map((s) => s.toolResults[0]?.output as Decision);
     expect(first).toMatchObject({ decision: "block", reason: "contract_violation", status: 422 });

@@ -28,9 +28,11 @@ describe("an OpenAI Agents SDK run through the fence", () => {
       return "read the logs";
     });
 
+    // README: openai-agents
     const run = fence.run(runId());
     const agent = new Agent({ name: "oncall", model, tools: await fenceAgentTools(run) });
     const result = await runAgent(agent, "What is wrong with checkout?", { maxTurns: 5 });
+    // README: end
 
     expect(result.finalOutput).toBe("read the logs");
     const [block, success] = [seen[1]?.[0], seen[2]?.[0]] as [Problem, Decision];
