@@ -10,17 +10,9 @@ describe("toolfence/client against a live fence", () => {
     const fence = createClient({ url, key: "tf_dev_local_key" });
     const run = fence.run(`incident-${crypto.randomUUID()}`);
     const key = intentKey("create", ticketId);
-
-    const first = await run.call(
-      "create_ticket",
-      { ticket_id: ticketId, priority: "high" },
-      { key },
-    );
-    const again = await run.call(
-      "create_ticket",
-      { ticket_id: ticketId, priority: "high" },
-      { key },
-    );
+    const args = { ticket_id: ticketId, priority: "high" } as const;
+    const first = await run.call("create_ticket", args, { key });
+    const again = await run.call("create_ticket", args, { key }); // replayed: applied once
     const opened = first.decision === "applied" ? first.result.ticket : null;
     // README: end
 
