@@ -19,6 +19,10 @@ export default defineConfig({
               // A small per-key limit keeps the flood test short; every test key is fresh.
               ratelimits: {
                 CALL_LIMITER: { namespace_id: "1001", simple: { limit: 20, period: 60 } },
+                AUTH_FAILURE_LIMITER: {
+                  namespace_id: "1002",
+                  simple: { limit: 20, period: 60 },
+                },
               },
             },
           }),
@@ -26,8 +30,12 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**"],
+          exclude: ["test/e2e/**", "test/repo/**"],
         },
+      },
+      {
+        // Checks of the repository itself: layers and links.
+        test: { name: "repo", environment: "node", include: ["test/repo/**/*.test.ts"] },
       },
       {
         // Real clients in Node against one `wrangler dev` started for the whole project.

@@ -1,45 +1,152 @@
 /**
- * `toolfence/client`: a typed client of the fence's REST API. No runtime dependency beyond
- * `fetch`; tool names and arguments are inferred from the contracts, so a wrong tool name
- * or argument is a type error in the agent's code.
+ * `toolfence/client`: a typed client of the fence's REST API. No runtime dependency but
+ * `fetch` (and Web Crypto for intent keys): it runs in Node, browsers, Workers and Deno.
  */
-import type { Transport } from "./http.ts";
-import { DEFAULT_RETRY, type RetryOptions } from "./retry.ts";
-import { type FenceRun, runOf } from "./run.ts";
+import type { CallOutcome, ToolArgs, ToolName } from "./types.ts";
 
-export { FenceProblem } from "./http.ts";
-export { intentKey } from "./keys.ts";
-export type { RetryOptions } from "./retry.ts";
-export type { AuditQuery, CallOptions, FenceRun, MutationCallOptions } from "./run.ts";
-export type { ArgsOf, MutationName, ResultOf, ToolName } from "./tools.ts";
-export type * from "./wire.ts";
+export type * from "./types.ts";
 
-/** How to reach the fence. */
+/** How a client reaches the fence. */
 export interface ClientOptions {
-  /** Base URL of the fence, e.g. `http://127.0.0.1:8787`. */
+  /** The fence's base URL, e.g. `https://fence.example.com`. */
   url: string;
-  /** An API key (`npm run keys -- create`), sent as `Authorization: Bearer`. */
+  /** The API key, sent as `Authorization: Bearer`. */
   key: string;
-  /** The fetch to use; the global one by default. */
+  /** A fetch to use instead of the global one. */
   fetch?: typeof fetch;
-  /** How calls answered `retry` are retried. */
-  retry?: RetryOptions;
 }
 
-/** A client of one fence with one key. */
-export interface FenceClient {
-  /** The run `id`: calls, status, audit, halt and limits. */
-  run(id: string): FenceRun;
+/** Options of one call. */
+export interface CallOptions {
+  /** The idempotency key of a mutation: one per intent (see `intentKey`). */
+  key?: string;
+  /** Attempts in all for `retry` answers (1 = never retry); 3 by default. */
+  attempts?: number;
+  /** First backoff in ms, doubled each attempt, with full jitter; 250 by default. */
+  backoffMs?: number;
+  /** Longest single wait in ms, whatever `Retry-After` says; 10 s by default. */
+  maxWaitMs?: number;
 }
 
-export function createClient(options: ClientOptions): FenceClient {
-  const transport: Transport = {
-    url: options.url.replace(/\/+$/, ""),
-    key: options.key,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    retry: { ...DEFAULT_RETRY, ...options.retry },
-  };
+/**
+ * A stable idempotency key for an intent, e.g. `await intentKey("create", ticketId)`: the same
+ * parts give the same key, so every retry of the intent carries it.
+ */
+export async function intentKey(...parts: (string | number)[]): Promise<string> {
+  const bytes = new TextEncoder().encode(JSON.stringify(parts));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const hex = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `intent:${hex}`;
+}
+
+/** Wait before attempt `n + 1`: `Retry-After` if the fence sent one, else jittered backoff. */
+function waitMs(n: number, retryAfter: string | null, opts: CallOptions): number {
+  const cap = opts.maxWaitMs ?? 10_000;
+  const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, cap);
+  const base = (opts.backoffMs ?? 250) * 2 ** n;
+  return Math.min(Math.random() * base, cap);
+}
+
+/** The fence, as one API key sees it. */
+export function createClient(opts: ClientOptions) {
+  const base = opts.url.replace(/\/+$/, "");
+  const doFetch = opts.fetch ?? fetch;
+  const auth = { Authorization: `Bearer ${opts.key}` };
+  const send = (path: string, init: RequestInit = {}) =>
+    doFetch(`${base}${path}`, { ...init, headers: { ...auth, ...init.headers } });
+  const json = async <T>(res: Response): Promise<T> => (await res.json()) as T;
   return {
-    run: (id) => runOf(transport, id),
+    /** The catalogue: every tool this key may use, with its JSON Schema. */
+    tools: async () => json<{ tools: CatalogueTool[] }>(await send("/v1/tools")),
+    /** One agent run. */
+    run: (runId: string) => runClient(runId, send, json),
   };
 }
+
+/** One tool in the catalogue (`GET /v1/tools`). */
+export interface CatalogueTool {
+  /** Exact name. */
+  name: string;
+  /** What it does. */
+  description: string;
+  /** `read` or `mutate`. */
+  effect: "read" | "mutate";
+  /** JSON Schema of the arguments. */
+  input_schema: Record<string, unknown>;
+  /** JSON Schema of the result. */
+  output_schema: Record<string, unknown>;
+}
+
+type Send = (path: string, init?: RequestInit) => Promise<Response>;
+type Json = <T>(res: Response) => Promise<T>;
+
+function runClient(runId: string, send: Send, json: Json) {
+  const path = `/v1/runs/${encodeURIComponent(runId)}`;
+  return {
+    /** The run's id. */
+    id: runId,
+    /** The catalogue this key sees (the same for every run). */
+    tools: async () => json<{ tools: CatalogueTool[] }>(await send("/v1/tools")),
+    /**
+     * Propose one call. `retry` answers are retried with the same key (bounded, with backoff
+     * honouring `Retry-After`); `block`, `escalate` and `needs_approval` never are.
+     */
+    async call<N extends ToolName>(
+      tool: N,
+      args: ToolArgs<N>,
+      opts: CallOptions = {},
+    ): Promise<CallOutcome<N>> {
+      const body = JSON.stringify({
+        tool,
+        args,
+        ...(opts.key ? { idempotency_key: opts.key } : {}),
+      });
+      const attempts = Math.max(1, opts.attempts ?? 3);
+      for (let n = 0; ; n++) {
+        const res = await send(`${path}/calls`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body,
+        });
+        const outcome = { ...(await json<object>(res)), status: res.status } as CallOutcome<N>;
+        if (outcome.decision !== "retry" || n + 1 >= attempts) return outcome;
+        await new Promise((r) => setTimeout(r, waitMs(n, res.headers.get("Retry-After"), opts)));
+      }
+    },
+    /** The run's status: budget, deadline, limits, counts per decision. */
+    status: async () => json<Record<string, unknown>>(await send(path)),
+    /** One page of the audit log (operator keys). */
+    audit: async (page: { after?: number; limit?: number } = {}) =>
+      json<{ entries: Record<string, unknown>[]; next_after: number | null }>(
+        await send(`${path}/audit?after=${page.after ?? 0}&limit=${page.limit ?? 100}`),
+      ),
+    /** One page of the audit log as NDJSON text (operator keys). */
+    auditNdjson: async (page: { after?: number; limit?: number } = {}) =>
+      (
+        await send(`${path}/audit?after=${page.after ?? 0}&limit=${page.limit ?? 1000}`, {
+          headers: { Accept: "application/x-ndjson" },
+        })
+      ).text(),
+    /** The kill switch (operator keys): every later call of the run is refused. */
+    halt: async (reason: string) =>
+      json<Record<string, unknown>>(
+        await send(`${path}/halt?reason=${encodeURIComponent(reason)}`, { method: "POST" }),
+      ),
+    /** Open the run with tighter limits, or tighten them (the opener or an operator). */
+    limits: async (limits: Record<string, unknown>) =>
+      json<Record<string, unknown>>(
+        await send(path, {
+          method: "PUT",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(limits),
+        }),
+      ),
+  };
+}
+
+/** A run as the client drives it. */
+export type RunClient = ReturnType<typeof runClient>;
+
+/** A client as `createClient` returns it. */
+export type FenceClient = ReturnType<typeof createClient>;

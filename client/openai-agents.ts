@@ -1,54 +1,39 @@
 /**
- * `toolfence/openai-agents`: the fence's tools as `@openai/agents` function tools. The
- * catalogue's JSON Schema is passed non-strict, so the fence, which runs the contract, is
- * the one judge; a refusal comes back to the model as the tool's output (the problem
- * document with its `issues`), so it re-plans instead of the run failing.
- *
- * Approvals: the fence decides `needs_approval` only when the call arrives, after the SDK
- * has decided its own approval. The adapter remembers the held intent, so when the model
- * proposes it again the SDK interrupts the run (`result.interruptions`) for the
- * application to approve once the operator has granted it at the fence.
+ * `toolfence/openai-agents`: the fence's tools as `@openai/agents` function tools. Each tool's
+ * parameters are the catalogue's JSON Schema and its `execute` proposes the call to the fence;
+ * a refusal is returned to the model as the tool's output, never thrown. A call the fence holds
+ * for a human (`needs_approval`) is answered as pending; when the model proposes the same call
+ * again, the tool's `needsApproval` turns it into the SDK's own interruption, so the agent host
+ * asks its user before the call is re-proposed (and the fence still applies it only once an
+ * operator approved it there).
  */
 import { type FunctionTool, tool } from "@openai/agents";
-import { type AdapterOptions, catalogueOf, derivedKey, proposeFor } from "./adapter.ts";
-import type { FenceRun } from "./run.ts";
+import { forModel } from "./ai.ts";
+import type { RunClient } from "./index.ts";
+import { callKey } from "./intent.ts";
+import type { ToolName } from "./types.ts";
 
-export type { AdapterOptions } from "./adapter.ts";
-
-/**
- * The SDK's type of non-strict JSON Schema parameters. The catalogue's schema says
- * `additionalProperties: false`, which the type does not admit; the SDK passes it through
- * unchanged, and the fence refuses unknown keys either way.
- */
-type AgentParameters = {
-  type: "object";
-  properties: Record<string, never>;
-  required: never[];
-  additionalProperties: true;
-};
-
-/** Function tools for every tool `run`'s key may call, executed through the fence. */
-export async function fenceAgentTools(
-  run: FenceRun,
-  options: AdapterOptions = {},
-): Promise<FunctionTool<unknown, AgentParameters>[]> {
-  // Intents the fence held for approval, by derived key: their next proposal interrupts.
+/** Function tools for every tool the run's key may use. */
+export async function fenceAgentTools(run: RunClient): Promise<FunctionTool[]> {
+  const { tools } = await run.tools();
+  // Calls the fence answered `needs_approval`, by their key.
   const held = new Set<string>();
-  const intentOf = (name: string, args: unknown) => derivedKey(run.id, name, args);
-  return (await catalogueOf(run)).map((entry) =>
+  return tools.map((t) =>
     tool({
-      name: entry.name,
-      description: entry.description,
-      parameters: entry.input_schema as unknown as AgentParameters,
+      name: t.name,
+      description: t.description,
+      parameters: t.input_schema as never,
       strict: false,
-      needsApproval: async (_context, args) => held.has(await intentOf(entry.name, args)),
+      needsApproval: async (_ctx, args) => held.has(await callKey(run.id, t.name, args)),
       execute: async (args: unknown) => {
-        const decision = await proposeFor(run, entry, args, options);
-        const intent = await intentOf(entry.name, args);
-        if (decision.decision === "needs_approval") held.add(intent);
-        else held.delete(intent);
-        return decision;
+        const key = await callKey(run.id, t.name, args);
+        const outcome = (await run.call(t.name as ToolName, args as never, {
+          key: t.effect === "mutate" ? key : undefined,
+        })) as unknown as Record<string, unknown>;
+        if (outcome.decision === "needs_approval") held.add(key);
+        else held.delete(key);
+        return JSON.stringify(forModel(outcome));
       },
     }),
-  );
+  ) as FunctionTool[];
 }

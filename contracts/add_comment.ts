@@ -7,6 +7,7 @@ export const addComment = {
   version: "v1",
   description: "Add a comment to an existing ticket. A mutation: send an idempotency key.",
   effect: "mutate",
+  destructive: false,
   paid: true,
   input: v.strictObject({ ticket_id: TicketId, body: CommentBody }),
   output: v.strictObject({ ticket_id: v.string(), comment: Comment }),
@@ -19,4 +20,11 @@ export const addComment = {
     method: "POST",
     path: "/tickets/{ticket_id}/comments",
   },
-} as const satisfies ToolContract;
+  example: {
+    args: { ticket_id: "T-1", body: "looks like a bad deploy" },
+    result: {
+      ticket_id: "T-1",
+      comment: { id: 7, body: "looks like a bad deploy", created_at: "2025-01-01T00:00:00Z" },
+    },
+  },
+} satisfies ToolContract;

@@ -20,4 +20,18 @@ export const createTicket = {
   cacheTtlSeconds: 0,
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/tickets" },
-} as const satisfies ToolContract;
+  example: {
+    args: { ticket_id: "T-1", title: "Auth is down", priority: "high" },
+    result: {
+      ticket: {
+        ticket_id: "T-1",
+        title: "Auth is down",
+        body: "",
+        priority: "high",
+        status: "open",
+        comments: [{ id: 7, body: "looks like a bad deploy", created_at: "2025-01-01T00:00:00Z" }],
+        created_at: "2025-01-01T00:00:00Z",
+      },
+    },
+  },
+} satisfies ToolContract;

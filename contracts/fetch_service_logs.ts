@@ -27,4 +27,5 @@ export const fetchServiceLogs = {
   cacheTtlSeconds: 300,
   sharedCache: false,
   upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/logs/query" },
-} as const satisfies ToolContract;
+  example: { args: { service: "auth", window: "24h" }, result: { logs: ["a", "b"] } },
+} satisfies ToolContract;

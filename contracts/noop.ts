@@ -15,4 +15,5 @@ export const noop = {
   cacheTtlSeconds: 0,
   sharedCache: false,
   upstream: { kind: "inline", answer: () => ({ ok: true }) },
-} as const satisfies ToolContract;
+  example: { args: { note: "nothing to do" }, result: { ok: true } },
+} satisfies ToolContract;

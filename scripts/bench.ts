@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { benchBundle } from "./bench/bundle.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp } from "./bench/http.ts";
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
+  process.stderr.write("bundle and startup…\n");
+  show(tables, benchBundle());
   process.stderr.write("starting wrangler dev…\n");
   const dev = await startDev({ DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY });
   const stop = () => {

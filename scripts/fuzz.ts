@@ -3,7 +3,8 @@
  * with generated calls, spread over runs, and print one JSON line. Exits non-zero when an
  * invalid call was applied (`escaped`), a run went over its mutation budget, an answer is
  * not a row of the decision table, the fence itself failed (500), or a run's audit does
- * not hold one entry per call.
+ * not hold one settled entry per call (none pending, none abandoned). Ticket ids include dot
+ * segments and their encodings, which must be blocked before any upstream sees them.
  */
 import { parseArgs } from "node:util";
 import fc from "fast-check";
@@ -50,6 +51,7 @@ const tally = {
   off_table: 0,
   fence_errors: 0,
   audit_mismatch: 0,
+  abandoned: 0,
 };
 
 function complain(what: string, detail: unknown): void {
@@ -117,7 +119,14 @@ async function closeRun(runId: string, sent: number): Promise<void> {
     complain("over budget", { run: runId, used, limit });
   }
   const audited = Object.values(view.decisions).reduce((a, b) => a + b, 0);
-  if (audited !== sent || (view.decisions.pending ?? 0) > 0) {
+  // A healthy fence settles every call it admitted: nothing is left pending, and nothing is
+  // abandoned (the alarm's verdict on a call whose worker died).
+  tally.abandoned += view.decisions.abandoned ?? 0;
+  if (
+    audited !== sent ||
+    (view.decisions.pending ?? 0) > 0 ||
+    (view.decisions.abandoned ?? 0) > 0
+  ) {
     tally.audit_mismatch++;
     complain("audit mismatch", { run: runId, sent, decisions: view.decisions });
   }

@@ -4,18 +4,21 @@
  *
  *   npm run keys -- issue --tenant acme --role agent [--tools a,b] [--label text] [--local|--remote]
  *   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
+ *   npm run keys -- audit-keygen
  *
  * Without --local or --remote the wrangler command is printed, not run.
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CONTRACTS } from "../contracts/index.ts";
+import { newSigningKey, publicJwk } from "../src/core/audit-head.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, parseKeyRecord, recordName } from "../src/core/keys.ts";
 
 const USAGE = `usage:
   npm run keys -- issue --tenant <tenant> --role agent|operator [--tools a,b] [--label text] [--local|--remote]
-  npm run keys -- revoke --id <sha256 hex> [--local|--remote]`;
+  npm run keys -- revoke --id <sha256 hex> [--local|--remote]
+  npm run keys -- audit-keygen`;
 
 const OPTIONS = {
   tenant: { type: "string" },
@@ -41,6 +44,7 @@ async function main(argv: string[]): Promise<void> {
   const [command] = positionals;
   if (command === "issue") return issue(values, target);
   if (command === "revoke") return revoke(values.id, target);
+  if (command === "audit-keygen") return auditKeygen();
   throw new UsageError(USAGE);
 }
 
@@ -104,4 +108,17 @@ try {
   }
   console.error((e as Error).message);
   process.exitCode = 2;
+}
+
+/**
+ * A new Ed25519 pair for signing audit heads: the private JWK goes into the worker's secret,
+ * the public one is published at /.well-known/toolfence-audit-keys. When rotating, add the old
+ * public key to AUDIT_RETIRED_KEYS so heads it signed still verify.
+ */
+async function auditKeygen(): Promise<void> {
+  const key = await newSigningKey();
+  console.log(`private (secret) JWK, kid ${key.kid}:\n${JSON.stringify(key)}\n`);
+  console.log(`public JWK:\n${JSON.stringify(publicJwk(key))}\n`);
+  console.log("put it on the worker with:");
+  console.log(`  echo '${JSON.stringify(key)}' | npx wrangler secret put AUDIT_SIGNING_KEY`);
 }

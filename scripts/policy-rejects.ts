@@ -18,6 +18,8 @@ const CASES: readonly { file: string; paths: readonly string[] }[] = [
       "policy.tools.create_ticket.per_target.arg",
       "policy.tools.delete_ticket",
       "policy.tenants.trial.max_mutations",
+      "policy.tools.add_comment.approval.0.arg",
+      "policy.tools.add_comment.approval.1.matches",
     ],
   },
 ];

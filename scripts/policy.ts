@@ -3,14 +3,33 @@
  * together and print, for a reviewer, every tool with its effect, caps, timeout and cache
  * TTL. Exits 1 on any problem, naming the offending path.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { CONTRACTS } from "../contracts/index.ts";
 import { checkPolicyText, policyReport } from "../src/core/policy-report.ts";
+import {
+  type ContractModule,
+  checkContractFolder,
+  declaredBindings,
+} from "./lib/contract-folder.ts";
 
 const DEFAULT_POLICY = "contracts/policy.json";
 const USAGE = "usage: npm run policy -- check [--policy path]";
 
-function main(argv: readonly string[]): number {
+/** Every module of `contracts/` with its exports. */
+async function contractModules(): Promise<ContractModule[]> {
+  const names = readdirSync("contracts").filter((n) => n.endsWith(".ts") && n !== "index.ts");
+  return Promise.all(
+    names.map(async (name) => {
+      const path = join("contracts", name);
+      const exports = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+      return { path, exports };
+    }),
+  );
+}
+
+async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command !== "check") {
     console.error(USAGE);
@@ -39,8 +58,19 @@ function main(argv: readonly string[]): number {
     console.error(`${path} is invalid:\n  ${checked.error.join("\n  ")}`);
     return 1;
   }
-  console.log(`${path}: ok\n\n${policyReport(checked.value)}`);
+  const folder = checkContractFolder({
+    modules: await contractModules(),
+    listed: CONTRACTS,
+    allowed: checked.value.policy.allowed_tools,
+    bindings: declaredBindings(readFileSync("wrangler.toml", "utf8")),
+  });
+  if (folder.errors.length > 0) {
+    console.error(`contracts/ is incomplete:\n  ${folder.errors.join("\n  ")}`);
+    return 1;
+  }
+  const notes = folder.notes.map((n) => `note: ${n}\n`).join("");
+  console.log(`${path}: ok\n${notes}\n${policyReport(checked.value)}`);
   return 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -1,4 +1,5 @@
 import { CONTRACTS, POLICY_SOURCE } from "../contracts/index.ts";
+import { policyVersionOf } from "./core/approval.ts";
 import { type Fence, loadFence } from "./core/policy.ts";
 
 /**
@@ -18,3 +19,15 @@ export function startFence(source: unknown): Fence {
 
 /** The contracts and policy this worker runs with. */
 export const FENCE: Fence = startFence(POLICY_SOURCE);
+
+let version: string | null = null;
+
+/**
+ * The running policy's version (SHA-256 of its RFC 8785 form), which an approval's grant is
+ * bound to. Computed once per isolate; the string is kept, not the promise, so no request
+ * awaits another's I/O.
+ */
+export async function policyVersion(): Promise<string> {
+  version ??= await policyVersionOf(FENCE.policy);
+  return version;
+}

@@ -1,5 +1,5 @@
+import { buildApp } from "./app.ts";
 import { FENCE } from "./fence.ts";
-import { buildApp } from "./http/app.ts";
 
 export { TicketDesk } from "./demo/TicketDesk.ts";
 export { DemoUpstreams } from "./demo/upstreams.ts";

@@ -14,6 +14,7 @@ describe("GET /v1/tools", () => {
       "add_comment",
       "create_ticket",
       "fetch_service_logs",
+      "get_ticket",
       "noop",
     ]);
     for (const tool of body.tools) expect(tool.input_schema.additionalProperties).toBe(false);

@@ -70,12 +70,23 @@ export interface Caller {
   runStatus(runId: string): Promise<RunStatusView>;
 }
 
+/**
+ * The client address the platform reports in `CF-Connecting-IP`: loopback for the development
+ * key (honoured only from this machine), else a fresh documentation address (RFC 5737), so
+ * each caller's failed authentications are counted apart.
+ */
+export function addressFor(key: string | null): string {
+  return key === DEV_KEY ? "127.0.0.1" : `198.51.100.${1 + Math.floor(Math.random() * 254)}`;
+}
+
 /** A caller using `key`; loopback host, since the development key is honoured only there. */
 export function caller(key: string | null): Caller {
+  const address = addressFor(key);
   const send = (path: string, init: RequestInit) => {
     const headers = new Headers(init.headers);
     if (key !== null && !headers.has("Authorization"))
       headers.set("Authorization", `Bearer ${key}`);
+    if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", address);
     return exports.default.fetch(`http://localhost${path}`, { ...init, headers });
   };
   const self: Caller = {
@@ -110,6 +121,7 @@ export function caller(key: string | null): Caller {
 export function devRequest(path: string, init: RequestInit = {}): Request {
   const headers = new Headers(init.headers);
   if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${DEV_KEY}`);
+  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", "127.0.0.1");
   return new Request(`http://localhost${path}`, { ...init, headers });
 }
 

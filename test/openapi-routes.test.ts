@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { buildApp } from "../src/app.ts";
 import { FENCE } from "../src/fence.ts";
-import { buildApp } from "../src/http/app.ts";
 import { openApiDocument } from "../src/http/openapi/document.ts";
 import { ROUTES } from "../src/http/openapi/routes.ts";
 

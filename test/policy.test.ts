@@ -9,12 +9,8 @@ describe("the policy file", () => {
   it("starts with the shipped policy", () => {
     const fence = startFence(policy);
     expect(fence.policy.max_mutations).toBe(3);
-    expect([...fence.tools.keys()].sort()).toEqual([
-      "add_comment",
-      "create_ticket",
-      "fetch_service_logs",
-      "noop",
-    ]);
+    expect([...fence.tools.keys()].sort()).toEqual(CONTRACTS.map((c) => c.name).sort());
+    expect(fence.tools.get("get_ticket")?.effect).toBe("read");
   });
 
   it("refuses to start without a policy", () => {

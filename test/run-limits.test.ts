@@ -95,9 +95,9 @@ describe("a run's own limits", () => {
     const runId = newRun();
     const ref = { tenant: "trial", runId };
     const stub = env.RUN_LEDGER.getByName(`trial/${runId}`);
-    const loose = await stub.open(ref, { max_mutations: 2 });
+    const loose = await stub.open(ref, { max_mutations: 2 }, true);
     expect(loose.kind === "refuse" && loose.refusal.reason).toBe("override_loosens_policy");
-    const opened = await stub.open(ref, {});
+    const opened = await stub.open(ref, {}, true);
     expect(opened.kind === "opened" && opened.view.limits).toMatchObject({
       max_mutations: 1,
       max_paid_calls: 5,

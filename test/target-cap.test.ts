@@ -98,6 +98,7 @@ describe("one create per ticket", () => {
       fingerprint: await fingerprint("create_ticket", { ticket_id: ticket, body: k }),
       target: ticket,
       leaseMs: 60_000,
+      args: "{}",
       outcome: null,
       evidence: { contentType: "application/json", payload: "{}", truncated: false },
     });

@@ -52,7 +52,7 @@ describe("per-tool caps", () => {
     const run = newRun();
     const ref = { tenant: "default", runId: run };
     const stub = env.RUN_LEDGER.getByName(`default/${run}`);
-    await stub.open(ref, { tools: { fetch_service_logs: { max_calls_per_run: 1 } } });
+    await stub.open(ref, { tools: { fetch_service_logs: { max_calls_per_run: 1 } } }, true);
     const args = { service: "api", window: "5m" };
     const proposal = async (cached: boolean) => ({
       callId: crypto.randomUUID(),
@@ -64,6 +64,7 @@ describe("per-tool caps", () => {
       fingerprint: await fingerprint("fetch_service_logs", args),
       target: null,
       leaseMs: 60_000,
+      args: "{}",
       outcome: cached
         ? {
             decision: "cached" as const,

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import policy from "../contracts/policy.json" with { type: "json" };
+import { buildApp } from "../src/app.ts";
 import type { ToolContract } from "../src/core/contract.ts";
 import { loadFence } from "../src/core/policy.ts";
-import { buildApp } from "../src/http/app.ts";
 import { devRequest, proposeThrough } from "./helpers.ts";
 
 /** What the double received. */

@@ -16,7 +16,7 @@ export interface Hit {
 export interface ResultTiers {
   /** This data centre's cache (`caches.default` on the call path). */
   edge: Cache;
-  /** Origin of the edge tier's synthetic URLs: the fence's own, as the request reached it. */
+  /** Origin of the edge tier's synthetic URLs (EDGE_ORIGIN on the call path). */
   origin: string;
   /** The global tier. */
   kv: KVNamespace;
@@ -34,10 +34,13 @@ interface Entry {
 const KV_MIN_TTL_SECONDS = 60;
 
 /**
- * The synthetic GET URL a key is filed under in the Cache API, which keys by request URL;
- * never fetched, and no route answers it. It is on the fence's own host because
- * Cloudflare's Cache API docs warn that another hostname costs DNS lookups.
+ * The one origin every edge entry is filed under. The Cache API keys by request URL, so an
+ * origin taken from the request would split one result across every Host a client sends
+ * (and let a client pick where entries land). The URL is never fetched.
  */
+export const EDGE_ORIGIN = "https://results.toolfence.internal";
+
+/** The synthetic GET URL a key is filed under in the Cache API; no route answers it. */
 export function edgeUrl(origin: string, key: string): string {
   return `${origin}/_toolfence/results/v1/${key}`;
 }
@@ -48,8 +51,8 @@ export function kvKey(key: string): string {
 }
 
 /** The tiers of the call path: this data centre's default cache and the `RESULTS` namespace. */
-export function tiersOf(env: Env, requestUrl: string): ResultTiers {
-  return { edge: caches.default, origin: new URL(requestUrl).origin, kv: env.RESULTS };
+export function tiersOf(env: Env): ResultTiers {
+  return { edge: caches.default, origin: EDGE_ORIGIN, kv: env.RESULTS };
 }
 
 /**

@@ -2,8 +2,8 @@ import { type JsonLimits, type JsonObject, type JsonValue, parseStrictJson } fro
 import { type ContractIssue, type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
 
-/** Which body form a call came in. */
-export type CallForm = "canonical" | "text" | "openai" | "anthropic";
+/** Which body form a call came in; `mcp` is a `tools/call` over the MCP endpoint. */
+export type CallForm = "canonical" | "text" | "openai" | "anthropic" | "mcp";
 
 /** One proposed call, the same whatever form it came in. */
 export interface ProposedCall {
@@ -25,7 +25,7 @@ type Envelope = {
   tool: string;
   args: JsonObject;
   bodyKey: JsonValue | undefined;
-  form: Exclude<CallForm, "text">;
+  form: Exclude<CallForm, "text" | "mcp">;
 };
 
 type MediaKind = "json" | "text";
@@ -66,8 +66,11 @@ export function readCall(
   return ok({ tool, args, idempotencyKey: key.value, form: isText ? "text" : form });
 }
 
-/** The body's media type, compared case-insensitively; only UTF-8 is read. */
-function mediaKind(contentType: string | null): Result<MediaKind, Refusal> {
+/**
+ * The body's media type, compared case-insensitively; only UTF-8 is read. The HTTP edge
+ * calls it before reading a body, so a body in another charset is never decoded at all.
+ */
+export function mediaKind(contentType: string | null): Result<MediaKind, Refusal> {
   const unsupported = (what: string) =>
     err(refuse("unsupported_media_type", `${what}; send ${ACCEPTED}.`));
   if (contentType === null) return unsupported("The request has no Content-Type");

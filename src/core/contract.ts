@@ -50,4 +50,22 @@ export interface ToolContract {
   sharedCache: boolean;
   /** Where and how the tool is executed. */
   upstream: Upstream;
+  /**
+   * Whether a mutation may destroy or overwrite (MCP's `destructiveHint`); true when unset.
+   * A mutation that only adds, such as a comment, says false.
+   */
+  destructive?: boolean;
+  /**
+   * One valid call and its answer: shows a reviewer what the tool takes and gives, and the
+   * tests check it against both schemas. `policy check` notes a contract without one.
+   */
+  example?: ToolExample;
+}
+
+/** A valid call of a tool and a valid answer to it. */
+export interface ToolExample {
+  /** Arguments the input schema accepts. */
+  args: unknown;
+  /** A result the output schema accepts. */
+  result: unknown;
 }

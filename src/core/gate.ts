@@ -2,6 +2,7 @@ import { type BodyLimits, type CallForm, readCall } from "./body.ts";
 import { fingerprint } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
 import { fromOpenAiStrictArgs } from "./openai-args.ts";
+import { pathArgIssues } from "./path-args.ts";
 import type { Fence } from "./policy.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -17,6 +18,8 @@ export interface RawCall {
   headerKey: string | null;
   /** Tools this caller may use, or null for every tool the policy allows. */
   callerTools: readonly string[] | null;
+  /** The form to record when an edge made the text from another protocol (`mcp`). */
+  form?: "mcp" | null;
 }
 
 /** A call that passed every stateless check: only its validated form goes on. */
@@ -56,7 +59,8 @@ export async function gate(
 ): Promise<Result<GatedCall, GateFailure>> {
   const read = readCall(raw.contentType, raw.text, raw.headerKey, limits);
   if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
-  const { tool, form, idempotencyKey: key } = read.value;
+  const { tool, idempotencyKey: key } = read.value;
+  const form = raw.form ?? read.value.form;
   const fail = (refusal: Refusal) => err({ refusal, tool, form, key });
   const contract = fence.tools.get(tool);
   if (contract === undefined) {
@@ -71,6 +75,13 @@ export async function gate(
     form === "openai" ? fromOpenAiStrictArgs(contract, read.value.args as never) : read.value.args;
   const valid = validateArgs(contract, args);
   if (!valid.ok) return fail(valid.error);
+  const unsafe = pathArgIssues(contract, valid.value);
+  if (unsafe.length > 0) {
+    const names = unsafe.map((i) => i.path).join(", ");
+    return fail(
+      refuse("contract_violation", `Unsafe URL path argument of ${tool}: ${names}`, unsafe),
+    );
+  }
   if (contract.effect === "mutate" && key === null) {
     return fail(
       refuse(

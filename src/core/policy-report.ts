@@ -1,4 +1,5 @@
-import { catalogue } from "../catalogue.ts";
+import { describeRule } from "./approval.ts";
+import { catalogue } from "./catalogue.ts";
 import type { ToolContract } from "./contract.ts";
 import { parseStrictJson } from "./json.ts";
 import type { RunLimits } from "./limits.ts";
@@ -70,7 +71,19 @@ export function policyReport(fence: Fence): string {
   );
   for (const [tenant, limits] of fence.tenantLimits)
     lines.push(`tenant ${tenant}: ${limitsLine(limits)}`);
+  lines.push(...approvalLines(fence));
   return lines.join("\n");
+}
+
+/** Every approval rule, or a line saying no call needs a person. */
+function approvalLines(fence: Fence): string[] {
+  const rules = Object.entries(fence.policy.tools).flatMap(([tool, rule]) =>
+    (rule.approval ?? []).map((r) => `  ${tool}: ${r.name} (${describeRule(r)})`),
+  );
+  const ttl = `approvals wait and grants last ${fence.policy.approval_ttl_ms} ms`;
+  return rules.length === 0
+    ? ["", "approval: no rule; no call needs a person"]
+    : ["", `approval rules (the first match asks a person; ${ttl}):`, ...rules];
 }
 
 function limitsLine(l: RunLimits): string {

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { type ApprovalRule, ApprovalRuleSchema, patternProblem, ruleArg } from "./approval.ts";
 import type { ToolContract } from "./contract.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -21,6 +22,8 @@ const TargetRuleSchema = v.strictObject({
 const ToolRuleSchema = v.strictObject({
   max_calls_per_run: v.optional(Count),
   per_target: v.optional(TargetRuleSchema),
+  /** Rules that ask a person before a call of the tool may run; the first match asks. */
+  approval: v.optional(v.array(ApprovalRuleSchema)),
 });
 
 /** The brakes of every run, from `contracts/policy.json`. */
@@ -31,6 +34,8 @@ export const PolicySchema = v.strictObject({
   call_timeout_cap_ms: PositiveInt,
   run_deadline_ms: PositiveInt,
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
+  /** How long an approval waits for an operator, and how long a grant then stays usable. */
+  approval_ttl_ms: v.optional(v.pipe(PositiveInt, v.minValue(1_000)), 3_600_000),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
   tenants: v.optional(
     v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),
@@ -106,6 +111,11 @@ export function targetRuleOf(fence: Fence, tool: string): TargetRule | null {
   return fence.policy.tools[tool]?.per_target ?? null;
 }
 
+/** The approval rules of `tool`, in the order they are tried. */
+export function approvalRulesOf(fence: Fence, tool: string): readonly ApprovalRule[] {
+  return fence.policy.tools[tool]?.approval ?? [];
+}
+
 /** The value a call's per-target rule counts by, read from its validated arguments. */
 export function targetOf(rule: TargetRule | null, args: unknown): string | null {
   if (rule === null || typeof args !== "object" || args === null) return null;
@@ -136,10 +146,40 @@ function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContrac
       problems.push(`policy.tools.${name}: no contract named "${name}"`);
       continue;
     }
+    const args = entriesOf(contract.input) ?? {};
     const arg = rule.per_target?.arg;
-    if (arg !== undefined && !Object.hasOwn(entriesOf(contract.input) ?? {}, arg)) {
+    if (arg !== undefined && !Object.hasOwn(args, arg)) {
       problems.push(`policy.tools.${name}.per_target.arg: ${name} has no argument "${arg}"`);
     }
+    problems.push(...approvalProblems(name, rule.approval ?? [], args));
   }
   return problems;
+}
+
+function approvalProblems(
+  tool: string,
+  rules: readonly ApprovalRule[],
+  args: Record<string, unknown>,
+): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  rules.forEach((rule, i) => {
+    const at = `policy.tools.${tool}.approval.${i}`;
+    if (names.has(rule.name)) problems.push(`${at}.name: "${rule.name}" is used twice`);
+    names.add(rule.name);
+    const arg = ruleArg(rule);
+    if (arg !== null && !Object.hasOwn(args, arg)) {
+      problems.push(`${at}.arg: ${tool} has no argument "${arg}"`);
+    }
+    const pattern = patternProblem(rule);
+    if (pattern !== null) problems.push(`${at}.matches: ${pattern}`);
+  });
+  return problems;
+}
+
+/** The contracts a caller may use: allowed by the policy and, if it has a subset, by its key. */
+export function toolsFor(fence: Fence, callerTools: readonly string[] | null): ToolContract[] {
+  return [...fence.tools.values()].filter(
+    (t) => fence.policy.allowed_tools.includes(t.name) && (callerTools?.includes(t.name) ?? true),
+  );
 }

@@ -5,7 +5,7 @@
  */
 
 /** What the agent should do next. */
-export type Verdict = "block" | "retry" | "escalate";
+export type Verdict = "block" | "retry" | "escalate" | "needs_approval";
 
 /** A stable, machine-readable code for why a call did not apply. */
 export type Reason =
@@ -23,6 +23,11 @@ export type Reason =
   | "override_loosens_policy"
   | "run_deadline_exceeded"
   | "run_halted"
+  | "approval_required"
+  | "approval_denied"
+  | "approval_expired"
+  | "approval_already_decided"
+  | "escalation_already_resolved"
   | "upstream_timeout"
   | "upstream_unavailable"
   | "upstream_authz"
@@ -106,6 +111,27 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
   },
   run_deadline_exceeded: { status: 403, decision: "block", title: "The run's deadline has passed" },
   run_halted: { status: 403, decision: "block", title: "The run was halted" },
+  approval_required: {
+    status: 202,
+    decision: "needs_approval",
+    title: "A person must approve this call first; nothing ran",
+  },
+  approval_denied: { status: 403, decision: "block", title: "An operator denied this call" },
+  approval_expired: {
+    status: 403,
+    decision: "block",
+    title: "The approval for this call expired",
+  },
+  approval_already_decided: {
+    status: 409,
+    decision: "block",
+    title: "This approval was already decided",
+  },
+  escalation_already_resolved: {
+    status: 409,
+    decision: "block",
+    title: "This escalation was already resolved",
+  },
   upstream_timeout: { status: 504, decision: "retry", title: "The tool did not answer in time" },
   upstream_unavailable: { status: 502, decision: "retry", title: "The tool is unavailable" },
   upstream_authz: {

@@ -7,6 +7,15 @@ import { err, ok, type Result } from "./result.ts";
 const MAX_RECEIVED = 120;
 
 /**
+ * Most issues listed in one refusal, and the longest path or message. An upstream's answer
+ * is as untrusted as an agent's call: its key names and values reach the refusal, the audit
+ * and the stored answer of a key, so every piece of it is bounded (about 5 KB in all).
+ */
+const MAX_ISSUES = 10;
+const MAX_PATH = 120;
+const MAX_MESSAGE = 240;
+
+/**
  * Checks proposed arguments against the tool's input contract. On success the value is
  * valibot's output (defaults applied, unknown keys impossible): only that reaches the tool.
  */
@@ -38,15 +47,18 @@ function check(
   }
   const parsed = v.safeParse(schema, value, { abortEarly: false });
   if (parsed.success) return ok(parsed.output);
-  const issues = parsed.issues.map((issue) => toContractIssue(schema, issue));
-  return err(refuse(reason, summary(contract, side, issues), issues));
+  const all = parsed.issues.map((issue) => bounded(toContractIssue(schema, issue)));
+  const issues = all.slice(0, MAX_ISSUES);
+  return err(refuse(reason, summary(contract, side, all), issues));
 }
 
 /** One sentence naming how many problems there are and where. */
 function summary(contract: ToolContract, side: string, issues: readonly ContractIssue[]): string {
   const paths = [...new Set(issues.map((i) => (i.path === "" ? "(root)" : i.path)))];
+  const shown = paths.slice(0, MAX_ISSUES).join(", ");
+  const more = paths.length > MAX_ISSUES ? ` and ${paths.length - MAX_ISSUES} more` : "";
   const noun = issues.length === 1 ? "problem" : "problems";
-  return `${issues.length} ${noun} in the ${side} of ${contract.name}: ${paths.join(", ")}`;
+  return `${issues.length} ${noun} in the ${side} of ${contract.name}: ${shown}${more}`;
 }
 
 function toContractIssue(root: AnySchema, issue: v.BaseIssue<unknown>): ContractIssue {
@@ -82,8 +94,19 @@ function toContractIssue(root: AnySchema, issue: v.BaseIssue<unknown>): Contract
   return { path, message: issue.message, expected: issue.expected, received };
 }
 
-function clip(text: string): string {
-  return text.length <= MAX_RECEIVED ? text : `${text.slice(0, MAX_RECEIVED)}…`;
+/** An issue with every text in it bounded (`received` is clipped where it is made). */
+function bounded(issue: ContractIssue): ContractIssue {
+  const expected = issue.expected === null ? null : clip(issue.expected, MAX_MESSAGE);
+  return {
+    path: clip(issue.path, MAX_PATH),
+    message: clip(issue.message, MAX_MESSAGE),
+    expected,
+    received: issue.received,
+  };
+}
+
+function clip(text: string, max = MAX_RECEIVED): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /** The schema reached by following `keys` through objects, arrays and wrappers. */

@@ -35,7 +35,7 @@ type CommentRow = { id: number; body: string; created_at: string };
 /**
  * The demo ticketing system's storage: one object per tenant. It honours
  * `Idempotency-Key` the way a well-behaved upstream does: a repeated key gets the
- * first answer back and changes nothing.
+ * first successful answer back and changes nothing.
  */
 export class TicketDesk extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -99,7 +99,9 @@ export class TicketDesk extends DurableObject<Env> {
         if (seen !== undefined) return { status: seen.status, body: JSON.parse(seen.body) };
       }
       const answer = apply();
-      if (key !== null) {
+      // A refused request changed nothing, so only a success is remembered: the same key may
+      // try again once the cause is fixed (an operator's `retry_allowed`).
+      if (key !== null && answer.status < 300) {
         this.sql.exec(
           "INSERT INTO seen_key VALUES (?, ?, ?)",
           key,

@@ -47,6 +47,10 @@ export async function execute(
     }
     return judge(contract, answer);
   } catch (e) {
+    if (e instanceof PathEscape) {
+      const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
+      return { ok: false, refusal: refuse("contract_violation", detail) };
+    }
     const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
     return { ok: false, refusal: refuse("upstream_unavailable", detail) };
   } finally {
@@ -106,6 +110,33 @@ function fill(template: string, args: Record<string, unknown>): string {
   );
 }
 
+/** Thrown when a filled URL would leave its upstream's base; nothing is sent. */
+export class PathEscape extends Error {
+  override readonly name = "PathEscape";
+}
+
+/**
+ * The request URL: the template filled with the arguments, checked to still be under the
+ * template's fixed prefix (origin and path up to the first placeholder). The gate refuses
+ * dot segments first (src/core/path-args.ts); this holds whatever a template looks like.
+ */
+function urlOf(
+  upstream: Exclude<Upstream, { kind: "inline" }>,
+  fields: Record<string, unknown>,
+): URL {
+  const template =
+    upstream.kind === "service"
+      ? `https://${upstream.binding.toLowerCase()}.internal${upstream.path}`
+      : upstream.url;
+  const url = new URL(fill(template, fields));
+  const fixed = template.split("{")[0] ?? "";
+  const base = new URL(fixed.slice(0, fixed.lastIndexOf("/") + 1) || fixed);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) {
+    throw new PathEscape(`${url.pathname} is outside ${base.pathname}`);
+  }
+  return url;
+}
+
 function buildRequest(
   upstream: Exclude<Upstream, { kind: "inline" }>,
   args: unknown,
@@ -113,11 +144,7 @@ function buildRequest(
   signal: AbortSignal,
 ): Request {
   const fields = (args ?? {}) as Record<string, unknown>;
-  const target =
-    upstream.kind === "service"
-      ? `https://${upstream.binding.toLowerCase()}.internal${fill(upstream.path, fields)}`
-      : fill(upstream.url, fields);
-  const url = new URL(target);
+  const url = urlOf(upstream, fields);
   const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
   if (ctx.upstreamKey !== null) headers.set("Idempotency-Key", ctx.upstreamKey);
   if (upstream.kind === "http" && upstream.auth !== undefined) {

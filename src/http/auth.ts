@@ -5,13 +5,12 @@ import { BEARER_TOKEN, parseKeyRecord, type Role, recordName, roleAllows } from 
 import { refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { AppEnv, Principal } from "./context.ts";
+import { RATE_LIMIT_PERIOD_S } from "./limits.ts";
+import { isDeployedRequest, isLocalDevelopment } from "./local-dev.ts";
 import { problem } from "./problem.ts";
 
 /** Who the development key acts as: the tenant and role the local demo and tests use. */
 const DEVELOPMENT: Principal = { tenant: "default", role: "operator", tools: null, keyId: null };
-
-/** Hosts a request can only carry when it never crossed Cloudflare's network. */
-const LOOPBACK: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** RFC 6750 §3: the challenge sent with every 401. */
 const CHALLENGE = 'Bearer realm="toolfence"';
@@ -22,6 +21,8 @@ interface AuthFailure {
   detail: string;
   /** `invalid_request` for a malformed header, `invalid_token` for an unknown key. */
   error: "invalid_request" | "invalid_token" | null;
+  /** Whether the development key was presented where it is not honoured. */
+  devKey?: boolean;
 }
 
 /**
@@ -31,9 +32,22 @@ interface AuthFailure {
  */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
-    const host = new URL(c.req.url).hostname;
-    const found = await principalOf(c.env, c.req.header("Authorization") ?? null, host);
+    const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
+    const deployed = isDeployedRequest(c.req.raw.headers);
+    if (c.env.DEV_KEY !== undefined && deployed) warnDeployedDevKey(false);
+    const found = await principalOf(c.env, c.req.header("Authorization") ?? null, local);
+    if (!found.ok && found.error.devKey && deployed) warnDeployedDevKey(true);
     if (!found.ok) {
+      if (await failuresExceeded(c.env, c.req.header("CF-Connecting-IP") ?? null)) {
+        return problem(
+          refuse(
+            "rate_limited",
+            `Too many failed authentications from this address; retry after ${RATE_LIMIT_PERIOD_S} s.`,
+          ),
+          {},
+          { "Retry-After": String(RATE_LIMIT_PERIOD_S) },
+        );
+      }
       const { detail, error } = found.error;
       const challenge = error === null ? CHALLENGE : `${CHALLENGE}, error="${error}"`;
       return problem(refuse("unauthenticated", detail), {}, { "WWW-Authenticate": challenge });
@@ -56,10 +70,34 @@ export function requireRole(needed: Role): MiddlewareHandler<AppEnv> {
   };
 }
 
+let warned = false;
+
+/**
+ * Said on the worker's log once per isolate, and every time the key is presented: a deployed
+ * worker must never have DEV_KEY.
+ */
+function warnDeployedDevKey(presented: boolean): void {
+  if (warned && !presented) return;
+  warned = true;
+  console.error(
+    "DEV_KEY is set on a deployed worker: the development key is refused here; remove it (wrangler secret delete DEV_KEY).",
+  );
+}
+
+/**
+ * Count a failed authentication against the client's address (`CF-Connecting-IP`, which the
+ * platform sets) and say whether the address is over its limit. A flood of unknown keys is
+ * limited like a known key's, by its own binding.
+ */
+async function failuresExceeded(env: Env, address: string | null): Promise<boolean> {
+  const outcome = await env.AUTH_FAILURE_LIMITER.limit({ key: `ip:${address ?? "unknown"}` });
+  return !outcome.success;
+}
+
 async function principalOf(
   env: Env,
   header: string | null,
-  host: string,
+  local: boolean,
 ): Promise<Result<Principal, AuthFailure>> {
   if (header === null) {
     return err({ detail: "Send Authorization: Bearer <key>.", error: null });
@@ -74,8 +112,13 @@ async function principalOf(
     });
   }
   const digest = await sha256Hex(token);
-  if (env.DEV_KEY !== undefined && LOOPBACK.has(host) && (await sameKey(token, env.DEV_KEY))) {
-    return ok(DEVELOPMENT);
+  if (env.DEV_KEY !== undefined && (await sameKey(token, env.DEV_KEY))) {
+    if (local) return ok(DEVELOPMENT);
+    return err({
+      detail:
+        "The development key is honoured only under local development (see docs/security.md).",
+      error: "invalid_token",
+    });
   }
   // The lookup compares digests, never keys. Its timing can at most tell how much of the
   // presented key's SHA-256 matches a stored one, and choosing a key whose digest has a

@@ -1,10 +1,12 @@
 import { asksNoCache, type CacheRoute, routeRead } from "../cache/read-through.ts";
 import { tiersOf } from "../cache/tiers.ts";
+import { mediaKind } from "../core/body.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import type { Result } from "../core/result.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import type {
   BudgetView,
@@ -14,6 +16,7 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
+import { awaitApproval } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -21,30 +24,64 @@ import { problem, problemBody } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 import { ledgerOf } from "./runs.ts";
 
-function evidenceOf(contentType: string | null, text: string): Evidence {
-  const truncated = text.length > AUDIT_PAYLOAD_CAP;
-  return { contentType, payload: truncated ? text.slice(0, AUDIT_PAYLOAD_CAP) : text, truncated };
+/**
+ * What was received, for the audit: at most AUDIT_PAYLOAD_CAP bytes of UTF-8, cut on a code
+ * point boundary so no character is split (a cut inside a surrogate pair or a multi-byte
+ * sequence would store U+FFFD instead of what was sent).
+ */
+export function evidenceOf(contentType: string | null, text: string): Evidence {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength <= AUDIT_PAYLOAD_CAP)
+    return { contentType, payload: text, truncated: false };
+  let end = AUDIT_PAYLOAD_CAP;
+  // UTF-8 continuation bytes are 10xxxxxx (RFC 3629 §3): back up to the start of a character.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  const payload = new TextDecoder().decode(bytes.subarray(0, end));
+  return { contentType, payload, truncated: true };
 }
 
 /** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
 export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response> {
+  const contentType = c.req.header("Content-Type") ?? null;
+  const headerKey = c.req.header("Idempotency-Key") ?? null;
+  // The media type and charset decide whether the body is read at all (RFC 9110 §15.5.16).
+  const media = mediaKind(contentType);
+  const body = media.ok ? await readBody(c.req.raw, MAX_BODY_BYTES) : media;
+  return decide(c, ref, { contentType, body, headerKey, form: null });
+}
+
+/** A proposal as an edge received it, before the gate. */
+export interface Proposal {
+  /** Content-Type of the call's text. */
+  contentType: string | null;
+  /** The call's text, or why it could not be read. */
+  body: Result<string, Refusal>;
+  /** A key sent beside the body (the `Idempotency-Key` header), or null. */
+  headerKey: string | null;
+  /** The form to record when an edge other than REST made the text (`mcp`), else null. */
+  form: "mcp" | null;
+}
+
+/**
+ * The one pipeline every edge uses: gate, cache route, target claim, ledger, tool, settle.
+ * The answer is the REST answer; other edges (MCP) render it in their own terms.
+ */
+export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Response> {
   const started = Date.now();
   const callId = crypto.randomUUID();
   const ledger = ledgerOf(c.env, ref);
-  const contentType = c.req.header("Content-Type") ?? null;
-  const headerKey = c.req.header("Idempotency-Key") ?? null;
-  const body = await readBody(c.req.raw, MAX_BODY_BYTES);
+  const { contentType, body, headerKey, form: edgeForm } = input;
   const text = body.ok ? body.value : "";
   const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
         c.get("fence"),
-        { contentType, text, headerKey, callerTools: c.get("principal").tools },
+        { contentType, text, headerKey, callerTools: c.get("principal").tools, form: edgeForm },
         { maxDepth: MAX_JSON_DEPTH },
       )
     : {
         ok: false as const,
-        error: { refusal: body.error, tool: null, form: null, key: headerKey },
+        error: { refusal: body.error, tool: null, form: edgeForm, key: headerKey },
       };
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
@@ -53,9 +90,9 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   }
   const call = gated.value;
   const route = await routeRead({
-    tiers: tiersOf(c.env, c.req.url),
+    tiers: tiersOf(c.env),
     contract: call.contract,
-    args: call.args,
+    args: JSON.stringify(call.args),
     tenant: ref.tenant,
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
@@ -103,7 +140,7 @@ async function admitAndRun(
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId);
+  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
   if (hold.refusal !== null) {
     const { refusal } = hold;
     const { tool, form, key, evidence } = proposal;
@@ -120,9 +157,11 @@ async function admitAndRun(
     ref,
     known === null ? proposal : { ...proposal, outcome: known },
   );
+  if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
+  if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
-    await hold.release();
-    return problem(answer.refusal, { call_id: callId, budget: answer.budget });
+    const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
+    return problem(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (known !== null) return respond(known, answer.budget, route.key);
@@ -153,6 +192,7 @@ function proposalOf(
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
+    args: JSON.stringify(call.args),
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,

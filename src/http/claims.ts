@@ -25,8 +25,9 @@ export async function holdTarget(
   rule: TargetRule | null,
   target: string | null,
   callId: string,
+  leaseMs: number,
 ): Promise<TargetHold> {
-  const claim = claimOf(ref, call, rule, target, callId);
+  const claim = claimOf(ref, call, rule, target, callId, leaseMs);
   if (claim === null) return NOTHING_HELD;
   const tenant = env.TENANT_LEDGER.getByName(ref.tenant);
   const held = await tenant.claim(claim);
@@ -46,6 +47,7 @@ function claimOf(
   rule: TargetRule | null,
   target: string | null,
   callId: string,
+  leaseMs: number,
 ): TargetClaim | null {
   if (rule === null || rule.scope !== "tenant" || target === null) return null;
   return {
@@ -56,5 +58,7 @@ function claimOf(
     runId: ref.runId,
     intent: call.key ?? callId,
     callId,
+    tenant: ref.tenant,
+    leaseMs,
   };
 }

@@ -1,9 +1,11 @@
 import * as v from "valibot";
+import { mediaKind } from "../core/body.ts";
 import { parseStrictJson } from "../core/json.ts";
 import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
+import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
@@ -25,7 +27,8 @@ export function runRef(c: AppContext): RunRef | Response {
       refuse("invalid_run_id", `Run id ${JSON.stringify(runId.slice(0, 80))} is not accepted.`),
     );
   }
-  return { tenant: c.get("principal").tenant, runId };
+  const { tenant, keyId } = c.get("principal");
+  return { tenant, runId, by: keyId ?? "development" };
 }
 
 /** `GET /v1/runs/{run_id}`. */
@@ -46,12 +49,20 @@ function unseen(ref: RunRef): Response {
 export async function openRun(c: AppContext, ref: RunRef): Promise<Response> {
   const override = await readOverride(c.req.raw);
   if (!override.ok) return problem(override.error);
-  const answer = await ledgerOf(c.env, ref).open(ref, override.value);
-  if (answer.kind === "refuse") return problem(answer.refusal, { field: answer.field });
+  const operator = c.get("principal").role === "operator";
+  const answer = await ledgerOf(c.env, ref).open(ref, override.value, operator);
+  if (answer.kind === "refuse") {
+    return problem(answer.refusal, answer.field === null ? {} : { field: answer.field });
+  }
   return c.json(answer.view, answer.created ? 201 : 200);
 }
 
 async function readOverride(request: Request): Promise<Result<LimitOverride, Refusal>> {
+  const media = mediaKind(request.headers.get("Content-Type"));
+  if (!media.ok) return media;
+  if (media.value !== "json") {
+    return err(refuse("unsupported_media_type", "Send the run's limits as application/json."));
+  }
   const body = await readBody(request, MAX_LIMITS_BYTES);
   if (!body.ok) return body;
   if (body.value.trim() === "") return ok({});
@@ -93,13 +104,16 @@ function nextAfter(entries: AuditEntry[], limit: number): number | null {
   return entries.length === limit && last !== undefined ? last.seq : null;
 }
 
-/** `GET /v1/runs/{run_id}/escalations`: the calls that need a human, with reason and payload. */
+/** `GET /v1/runs/{run_id}/escalations?status=open|resolved|all`: calls that need a human (open by default). */
 export async function runEscalations(c: AppContext, ref: RunRef): Promise<Response> {
   const page = pageOf(c);
   if (page instanceof Response) return page;
-  const entries = await ledgerOf(c.env, ref).escalations(page.after, page.limit);
+  const filter = escalationFilter(c);
+  if (filter instanceof Response) return filter;
+  const entries = await ledgerOf(c.env, ref).escalations(page.after, page.limit, filter);
   return c.json({
     run_id: ref.runId,
+    status: filter,
     escalations: entries,
     next_after: nextAfter(entries, page.limit),
   });

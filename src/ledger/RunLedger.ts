@@ -1,11 +1,26 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
+import { FENCE, policyVersion } from "../fence.ts";
+import { abandonExpired, nextWake } from "./abandon.ts";
+import { approvalStep } from "./approval-step.ts";
+import type {
+  ApprovalView,
+  DecideAnswer,
+  EscalationFilter,
+  EscalationView,
+  OperatorAct,
+  OperatorDecision,
+  Resolution,
+  ResolveAnswer,
+} from "./approval-types.ts";
+import { listApprovals } from "./approvals.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
+import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import type {
   AuditDecision,
   AuditEntry,
@@ -32,7 +47,7 @@ import {
 } from "./views.ts";
 
 /** Columns of an audit row written in one step. */
-interface AuditDraft {
+export interface AuditDraft {
   callId: string;
   tool: string | null;
   form: string | null;
@@ -44,6 +59,16 @@ interface AuditDraft {
   cache: string | null;
   durationMs: number | null;
   evidence: Evidence;
+  /** For a pending entry: when the alarm may settle it as abandoned. */
+  leaseExpiresAt?: number;
+  /** The approval the entry asks for, decides or uses. */
+  approvalId?: string | null;
+  /** Who acted, for an operator's entry. */
+  actor?: string | null;
+  /** The operator's note. */
+  note?: string | null;
+  /** The escalation (its seq) this entry resolves. */
+  resolves?: number | null;
 }
 
 /**
@@ -61,9 +86,10 @@ export class RunLedger extends DurableObject<Env> {
     migrate(this.sql);
   }
 
-  /** Decide a call that passed the contract gate: admit, replay or refuse it. */
+  /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
+    const version = await policyVersion();
     // Idempotency keys are a mutation's; a key sent with a read is only recorded.
     const key = p.effect === "mutate" ? p.key : null;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
@@ -86,19 +112,28 @@ export class RunLedger extends DurableObject<Env> {
         this.appendAudit({ ...draft, decision: "replayed", status: original.status }, run.row);
         return { kind: "replay", ...original, budget: budgetView(run.row) };
       }
+      // A new intent that reaches the tool may need a person first; a retry of an admitted
+      // intent (charged already) was approved, if it had to be, when it was admitted.
+      const asked =
+        reaches && decision.charge.calls > 0
+          ? approvalStep(this.scope(run.row, now), { ...draft, decision: "pending" }, key, version)
+          : { approvalId: null };
+      if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
       if (key !== null) holdKey(this.sql, key, p, stored, now);
       const outcome = p.outcome;
+      const approvalId = asked.approvalId;
       this.appendAudit(
         outcome === null
-          ? { ...draft, decision: "pending" }
-          : { ...draft, ...outcome, durationMs: Date.now() - now },
+          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
+          : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
         row,
       );
       return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
     });
-    if (key !== null && answer.kind === "admit") await this.scheduleExpiry();
+    if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
+    else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
     return answer;
   }
 
@@ -107,19 +142,24 @@ export class RunLedger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       const { outcome } = s;
-      this.sql.exec(
-        `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
-           mutations_used = ?, paid_used = ? WHERE call_id = ?`,
-        outcome.decision,
-        outcome.reason,
-        outcome.status,
-        outcome.cache,
-        s.durationMs,
-        run.row.mutations_used,
-        run.row.paid_used,
-        s.callId,
-      );
-      if (s.key !== null) {
+      // Only a pending entry is settled: one the alarm already settled as abandoned stays so,
+      // and its key is left to the retry it was handed to.
+      const settled = this.sql
+        .exec(
+          `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
+           mutations_used = ?, paid_used = ? WHERE call_id = ? AND decision = 'pending'
+         RETURNING seq`,
+          outcome.decision,
+          outcome.reason,
+          outcome.status,
+          outcome.cache,
+          s.durationMs,
+          run.row.mutations_used,
+          run.row.paid_used,
+          s.callId,
+        )
+        .toArray();
+      if (s.key !== null && settled.length > 0) {
         // Only the call that holds the key may settle it: a worker that outlived its
         // lease must not overwrite the outcome of the call that took the key over.
         this.sql.exec(
@@ -159,12 +199,18 @@ export class RunLedger extends DurableObject<Env> {
   /**
    * Open the run with limits tighter than its current ones: the policy's (for its
    * tenant) when the run is new, its stored limits when it exists. Opening again with
-   * the same limits changes nothing; a field that would loosen them is refused.
+   * the same limits changes nothing; a field that would loosen them is refused. Only an
+   * operator or the key that opened an existing run may change its limits: any agent key
+   * of the tenant could otherwise starve another agent's run (`allowed_tools: []`).
    */
-  open(ref: RunRef, override: LimitOverride): OpenAnswer {
+  open(ref: RunRef, override: LimitOverride, operator: boolean): OpenAnswer {
     const now = Date.now();
     return this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
+      if (existing !== null && !operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
+        const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
+        return { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null };
+      }
       const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
       const tightened = tighten(base, override, FENCE.policy.allowed_tools);
       if (!tightened.ok) {
@@ -208,36 +254,77 @@ export class RunLedger extends DurableObject<Env> {
       .map(auditEntry);
   }
 
-  /** Calls that need a human (`escalate`), oldest first, after `after`. */
-  escalations(after: number, limit: number): AuditEntry[] {
-    return this.sql
-      .exec<AuditRow>(
-        "SELECT * FROM audit WHERE decision = 'escalate' AND seq > ? ORDER BY seq LIMIT ?",
-        after,
-        limit,
-      )
-      .toArray()
-      .map(auditEntry);
+  /** Escalated calls after `after`, oldest first: open ones by default. */
+  escalations(after: number, limit: number, filter: EscalationFilter = "open"): EscalationView[] {
+    return listEscalations(this.sql, filter, after, limit);
   }
 
-  /** Drop idempotency keys past their retention, then wake again for the next one. */
+  /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
+  approvals(status: ApprovalStatus | null): ApprovalView[] | null {
+    const row = this.readRun();
+    return row === null ? null : listApprovals(this.sql, row.run_id, status, Date.now());
+  }
+
+  /** An operator approves or denies a pending approval of this run, once. */
+  decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
+    });
+  }
+
+  /** An operator resolves an escalation of this run, once. */
+  resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
+    return this.ctx.storage.transactionSync(() => {
+      const scope = this.operatorScope();
+      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
+      return resolve(scope, seq, resolution, act);
+    });
+  }
+
+  private operatorScope(): LedgerScope | null {
+    const run = this.readRun();
+    return run === null ? null : this.scope(run, Date.now());
+  }
+
+  /** The run's storage and its one append function, for a step written in another module. */
+  private scope(run: RunRow, now: number): LedgerScope {
+    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
+    return { sql: this.sql, append, run, now };
+  }
+
+  /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
+  usedTarget(tool: string, target: string): boolean {
+    return (
+      this.sql
+        .exec("SELECT 1 FROM target_use WHERE tool = ? AND target = ? AND used > 0", tool, target)
+        .toArray().length > 0
+    );
+  }
+
+  /**
+   * Settle pending entries past their lease as abandoned (see abandon.ts), drop idempotency
+   * keys past their retention, then wake again for the next of either.
+   */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.sql.exec(
-      "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
-      now,
-      now,
-    );
-    await this.scheduleExpiry();
+    this.ctx.storage.transactionSync(() => {
+      abandonExpired(this.sql, now);
+      this.sql.exec(
+        "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
+        now,
+        now,
+      );
+    });
+    await this.wakeBy(nextWake(this.sql));
   }
 
-  private async scheduleExpiry(): Promise<void> {
-    const next = this.sql
-      .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM idempotency_key")
-      .one().at;
-    if (next === null) return;
+  /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
+  private async wakeBy(at: number | null): Promise<void> {
+    if (at === null) return;
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
   }
 
   private ensureRun(
@@ -289,8 +376,8 @@ export class RunLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
          fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       d.callId,
       Date.now(),
       d.tool,
@@ -307,6 +394,11 @@ export class RunLedger extends DurableObject<Env> {
       d.evidence.contentType,
       d.evidence.payload,
       d.evidence.truncated ? 1 : 0,
+      d.leaseExpiresAt ?? null,
+      d.approvalId ?? null,
+      d.actor ?? null,
+      d.note ?? null,
+      d.resolves ?? null,
     );
   }
 

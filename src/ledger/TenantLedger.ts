@@ -1,5 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";
+import { type ApprovalIndexEntry, indexedApprovals, noteApproval } from "./approval-index.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 
@@ -11,8 +13,11 @@ import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the
  * same target is refused even if the first is released a moment later: the rule fails
- * closed, never open. A worker that dies between the steps leaves its claim in place,
- * which also errs on the side of fewer calls.
+ * closed, never open. A fresh claim is unconfirmed and has a lease: a worker that dies
+ * between the steps cannot release it, so when the lease runs out the alarm asks the run
+ * whether it admitted a call on the target, and confirms the claim if it did or releases it
+ * if it did not. The alarm is off the call path; until it rings, the claim errs on the side
+ * of fewer calls.
  */
 export class TenantLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -27,7 +32,18 @@ export class TenantLedger extends DurableObject<Env> {
    * Claim the target for one intent of one run. The same intent claiming again (a retry
    * with the same idempotency key) holds its claim and is not counted twice.
    */
-  claim(c: TargetClaim): ClaimAnswer {
+  async claim(c: TargetClaim): Promise<ClaimAnswer> {
+    const answer = this.decideClaim(c);
+    if (answer.kind === "held" && answer.fresh) {
+      // The alarm must ring by the lease; the write is committed with the claim's own.
+      const at = Date.now() + c.leaseMs;
+      const current = await this.ctx.storage.getAlarm();
+      if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    }
+    return answer;
+  }
+
+  private decideClaim(c: TargetClaim): ClaimAnswer {
     return this.ctx.storage.transactionSync((): ClaimAnswer => {
       const held = this.sql
         .exec(
@@ -51,17 +67,51 @@ export class TenantLedger extends DurableObject<Env> {
         const detail = `${c.tool} may run at most ${c.max} time(s) per ${c.arg} across this tenant's runs; ${c.arg} ${JSON.stringify(c.target)} was claimed by run ${first}.`;
         return { kind: "refuse", refusal: refuse("target_cap_exhausted", detail) };
       }
+      const now = Date.now();
       this.sql.exec(
-        "INSERT INTO target_claim (tool, target, run_id, intent, call_id, claimed_at) VALUES (?, ?, ?, ?, ?, ?)",
+        `INSERT INTO target_claim (tool, target, run_id, intent, call_id, claimed_at, tenant,
+           lease_expires_at, confirmed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`,
         c.tool,
         c.target,
         c.runId,
         c.intent,
         c.callId,
-        Date.now(),
+        now,
+        c.tenant,
+        now + c.leaseMs,
       );
       return { kind: "held", fresh: true };
     });
+  }
+
+  /** Settle unconfirmed claims past their lease by asking their runs; then wake for the next. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    const due = this.sql
+      .exec<{ tool: string; target: string; run_id: string; intent: string; tenant: string }>(
+        "SELECT tool, target, run_id, intent, tenant FROM target_claim WHERE confirmed = 0 AND lease_expires_at <= ?",
+        now,
+      )
+      .toArray();
+    for (const claim of due) {
+      const run = this.env.RUN_LEDGER.getByName(`${claim.tenant}/${claim.run_id}`);
+      const admitted = await run.usedTarget(claim.tool, claim.target);
+      this.sql.exec(
+        admitted
+          ? "UPDATE target_claim SET confirmed = 1 WHERE tool = ? AND target = ? AND run_id = ? AND intent = ?"
+          : "DELETE FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ?",
+        claim.tool,
+        claim.target,
+        claim.run_id,
+        claim.intent,
+      );
+    }
+    const next = this.sql
+      .exec<{ at: number | null }>(
+        "SELECT MIN(lease_expires_at) AS at FROM target_claim WHERE confirmed = 0",
+      )
+      .one().at;
+    if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 
   /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */
@@ -74,5 +124,15 @@ export class TenantLedger extends DurableObject<Env> {
       c.intent,
       c.callId,
     );
+  }
+
+  /** Note a new approval of one of the tenant's runs, or its new state. */
+  noteApproval(entry: ApprovalIndexEntry): void {
+    noteApproval(this.sql, entry);
+  }
+
+  /** The tenant's approvals, oldest first, or only those of `status`. */
+  approvals(status: ApprovalStatus | null, limit: number): ApprovalIndexEntry[] {
+    return indexedApprovals(this.sql, status, Date.now(), limit);
   }
 }

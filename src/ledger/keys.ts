@@ -31,9 +31,9 @@ export function holdKey(
   now: number,
 ): void {
   if (stored?.phase === "in_flight") {
-    // The holder outlived its lease: its outcome is unknown, so it reads as a retry.
+    // The holder outlived its lease: its outcome is unknown, so its entry is abandoned.
     sql.exec(
-      "UPDATE audit SET decision = 'retry', reason = 'upstream_timeout' WHERE call_id = ? AND decision = 'pending'",
+      "UPDATE audit SET decision = 'abandoned' WHERE call_id = ? AND decision = 'pending'",
       stored.callId,
     );
   }

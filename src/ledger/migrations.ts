@@ -61,6 +61,46 @@ export const MIGRATIONS: readonly string[] = [
   // Status counts per decision and the escalations list read this index, not the audit
   // rows with their payloads, so they stay cheap as a run grows.
   "CREATE INDEX audit_by_decision ON audit (decision, seq);",
+  // Who opened the run (the key id, `development` for the development key), so only it or an
+  // operator may change its limits; and the lease of a pending entry, after which the alarm
+  // settles it as `abandoned`.
+  `ALTER TABLE run ADD COLUMN opened_by TEXT;
+   ALTER TABLE audit ADD COLUMN lease_expires_at INTEGER;
+   CREATE INDEX audit_pending_lease ON audit (lease_expires_at) WHERE decision = 'pending';`,
+  // Approvals a policy rule asked for, each bound to the call's tool, payload fingerprint and
+  // policy version, single use; the audit entries that ask, decide and use one name it, and an
+  // operator's entries name who acted and why. Escalations an operator resolved.
+  `CREATE TABLE approval (
+     id TEXT PRIMARY KEY,
+     tool TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     policy_version TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     args TEXT NOT NULL,
+     idempotency_key TEXT,
+     status TEXT NOT NULL
+       CHECK (status IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
+     requested_at INTEGER NOT NULL,
+     requested_by_call TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     decided_at INTEGER,
+     decided_by TEXT,
+     note TEXT,
+     consumed_by_call TEXT
+   );
+   CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
+   CREATE INDEX approval_by_status ON approval (status, requested_at);
+   ALTER TABLE audit ADD COLUMN approval_id TEXT;
+   ALTER TABLE audit ADD COLUMN actor TEXT;
+   ALTER TABLE audit ADD COLUMN note TEXT;
+   ALTER TABLE audit ADD COLUMN resolves INTEGER;
+   CREATE TABLE escalation_resolution (
+     seq INTEGER PRIMARY KEY,
+     resolution TEXT NOT NULL CHECK (resolution IN ('retry_allowed', 'closed')),
+     note TEXT,
+     actor TEXT NOT NULL,
+     resolved_at INTEGER NOT NULL
+   );`,
 ];
 
 /**
@@ -78,6 +118,25 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      claimed_at INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    );`,
+  // A claim is confirmed once its run is known to have admitted the call; until then it has a
+  // lease, and the alarm asks the run and releases the claim if the call never got in. Claims
+  // made before this step are taken as confirmed.
+  `ALTER TABLE target_claim ADD COLUMN tenant TEXT;
+   ALTER TABLE target_claim ADD COLUMN lease_expires_at INTEGER;
+   ALTER TABLE target_claim ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
+   CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
+  // An index of the tenant's approvals, so an operator lists them without knowing the runs;
+  // each run's RunLedger holds the approval itself and decides it.
+  `CREATE TABLE approval_index (
+     approval_id TEXT PRIMARY KEY,
+     run_id TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     status TEXT NOT NULL,
+     requested_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);`,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */

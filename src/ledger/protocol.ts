@@ -1,5 +1,6 @@
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
+import type { ApprovalTicket } from "./approval-types.ts";
 
 /** Which run a ledger call is about; the object's name is `${tenant}/${runId}`. */
 export interface RunRef {
@@ -7,13 +8,32 @@ export interface RunRef {
   tenant: string;
   /** The run id as the agent sent it. */
   runId: string;
+  /**
+   * Who is calling: the caller's key id, or `development` for the development key. Recorded
+   * as the run's opener by the call that creates the run.
+   */
+  by?: string;
 }
 
 /** How a result was served with respect to the cache (`X-Cache`). */
 export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
 
-/** Every decision an audit entry can carry; `pending` while the tool runs. */
-export type AuditDecision = "applied" | "replayed" | "cached" | "pending" | Verdict;
+/**
+ * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
+ * its worker never settled it within its lease (see src/ledger/abandon.ts).
+ */
+export type AuditDecision =
+  | "applied"
+  | "replayed"
+  | "cached"
+  | "pending"
+  | "abandoned"
+  | "approval_requested"
+  | "approved"
+  | "denied"
+  | "escalation_retry_allowed"
+  | "escalation_closed"
+  | Verdict;
 
 /** Used and limit of one budget counter. */
 export interface Counter {
@@ -93,6 +113,8 @@ export interface LedgerProposal {
   target: string | null;
   /** How long the key stays `in_flight` before it is presumed abandoned. */
   leaseMs: number;
+  /** The validated arguments as JSON text: approval rules read them, and a grant shows them. */
+  args: string;
   /** Set when the answer is already known (a cache hit): recorded in the same step. */
   outcome: Outcome | null;
   /** What was received. */
@@ -103,7 +125,8 @@ export interface LedgerProposal {
 export type LedgerAnswer =
   | { kind: "admit"; budget: BudgetView; deadlineAt: number }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
-  | { kind: "refuse"; refusal: Refusal; budget: BudgetView };
+  | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
+  | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
 
 /** Closing a call the ledger admitted. */
 export interface Settlement {
@@ -158,7 +181,7 @@ export interface LimitsView {
 /** What `open` answers: the run, or why its limits were refused. */
 export type OpenAnswer =
   | { kind: "opened"; created: boolean; view: RunView }
-  | { kind: "refuse"; refusal: Refusal; field: string };
+  | { kind: "refuse"; refusal: Refusal; field: string | null };
 
 /** A claim on a target whose cap spans every run of a tenant (the TenantLedger). */
 export interface TargetClaim {
@@ -176,6 +199,10 @@ export interface TargetClaim {
   intent: string;
   /** The call making the claim; only it may release a fresh claim. */
   callId: string;
+  /** Tenant of the run, to ask the run about an unconfirmed claim. */
+  tenant: string;
+  /** How long a fresh claim waits for its run to decide before the alarm asks the run. */
+  leaseMs: number;
 }
 
 /** The TenantLedger's answer: the claim is held (`fresh` when this call made it), or refused. */
@@ -215,4 +242,12 @@ export interface AuditEntry {
   payload: string;
   /** Whether the payload was cut at the cap. */
   payload_truncated: boolean;
+  /** The approval this entry asks for, decides or uses. */
+  approval_id: string | null;
+  /** Who acted, for an operator's entry. */
+  actor: string | null;
+  /** The operator's note. */
+  note: string | null;
+  /** The escalation (its `seq`) this entry resolves. */
+  resolves: number | null;
 }

@@ -5,8 +5,8 @@ import type { RunRef } from "./protocol.ts";
 export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): void {
   sql.exec(
     `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls,
-       allowed_tools, tool_caps)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       allowed_tools, tool_caps, opened_by)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ref.tenant,
     ref.runId,
     now,
@@ -15,6 +15,7 @@ export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: Run
     limits.max_paid_calls,
     toolsColumn(limits),
     JSON.stringify(limits.tool_caps),
+    ref.by ?? null,
   );
 }
 

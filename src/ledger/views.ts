@@ -25,6 +25,7 @@ export interface RunRow {
   max_paid_calls: number;
   allowed_tools: string | null;
   tool_caps: string | null;
+  opened_by: string | null;
 }
 
 /** An `audit` row. */
@@ -47,6 +48,10 @@ export interface AuditRow {
   content_type: string | null;
   payload: string;
   payload_truncated: number;
+  approval_id: string | null;
+  actor: string | null;
+  note: string | null;
+  resolves: number | null;
 }
 
 /**
@@ -153,5 +158,9 @@ export function auditEntry(row: AuditRow): AuditEntry {
     content_type: row.content_type,
     payload: row.payload,
     payload_truncated: row.payload_truncated === 1,
+    approval_id: row.approval_id ?? null,
+    actor: row.actor ?? null,
+    note: row.note ?? null,
+    resolves: row.resolves ?? null,
   };
 }

@@ -1,14 +1,11 @@
 import { env } from "cloudflare:workers";
 import { fetchServiceLogs } from "../../contracts/fetch_service_logs.ts";
 import { type CacheRoute, routeRead } from "../../src/cache/read-through.ts";
-import type { ResultTiers } from "../../src/cache/tiers.ts";
+import { EDGE_ORIGIN, type ResultTiers } from "../../src/cache/tiers.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
 import worker from "../../src/index.ts";
 import { proposeThrough } from "../helpers.ts";
-
-/** The origin the tests call the fence at. */
-export const FENCE_ORIGIN = "http://localhost";
 
 /** A service name no other test uses, so the demo backend's counter is this test's own. */
 export function newService(): string {
@@ -38,7 +35,7 @@ export async function backendQueries(service: string): Promise<number> {
 /** Empty tiers of the test's own: a fresh named cache and the shared KV namespace. */
 export async function freshTiers(): Promise<ResultTiers> {
   const edge = await caches.open(`test-${crypto.randomUUID()}`);
-  return { edge, origin: FENCE_ORIGIN, kv: env.RESULTS };
+  return { edge, origin: EDGE_ORIGIN, kv: env.RESULTS };
 }
 
 /** A logs tool whose upstream is a counted double answering `answer`. */

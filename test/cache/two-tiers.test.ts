@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { edgeUrl, kvKey } from "../../src/cache/tiers.ts";
+import { EDGE_ORIGIN, edgeUrl, kvKey } from "../../src/cache/tiers.ts";
 import { json, newRun, runStatus } from "../helpers.ts";
-import { backendQueries, FENCE_ORIGIN, logsCall, newService, proposeSettled } from "./helpers.ts";
+import { backendQueries, logsCall, newService, proposeSettled } from "./helpers.ts";
 
 describe("the edge and KV tiers", () => {
   it("answers from KV once the edge entry is gone, then refills the edge", async () => {
@@ -9,11 +9,11 @@ describe("the edge and KV tiers", () => {
     const run = newRun();
     const miss = await proposeSettled(run, logsCall(service));
     const { cache_key: key } = await json<{ cache_key: string }>(miss);
-    expect(await caches.default.match(edgeUrl(FENCE_ORIGIN, key))).toBeDefined();
-    expect(await caches.default.delete(edgeUrl(FENCE_ORIGIN, key))).toBe(true);
+    expect(await caches.default.match(edgeUrl(EDGE_ORIGIN, key))).toBeDefined();
+    expect(await caches.default.delete(edgeUrl(EDGE_ORIGIN, key))).toBe(true);
     const fromKv = await proposeSettled(run, logsCall(service));
     expect(fromKv.headers.get("X-Cache")).toBe("hit-kv");
-    expect(await caches.default.match(edgeUrl(FENCE_ORIGIN, key))).toBeDefined();
+    expect(await caches.default.match(edgeUrl(EDGE_ORIGIN, key))).toBeDefined();
     const fromEdge = await proposeSettled(run, logsCall(service));
     expect(fromEdge.headers.get("X-Cache")).toBe("hit-edge");
     expect(await backendQueries(service)).toBe(1);
@@ -41,7 +41,7 @@ describe("the edge and KV tiers", () => {
     const first = await proposeSettled(newRun(), logsCall(service));
     const { cache_key: key } = await json<{ cache_key: string }>(first);
     const { env } = await import("cloudflare:workers");
-    await caches.default.delete(edgeUrl(FENCE_ORIGIN, key));
+    await caches.default.delete(edgeUrl(EDGE_ORIGIN, key));
     await env.RESULTS.delete(kvKey(key));
     const again = await proposeSettled(newRun(), logsCall(service));
     expect(again.headers.get("X-Cache")).toBe("miss");

@@ -30,33 +30,6 @@ const comment = tool("add_comment");
 
 const COMMENT = { id: 7, body: "looks like a bad deploy", created_at: "2025-01-01T00:00:00Z" };
 
-/** One valid input and output per tool; every number in them is probed with its string form. */
-const VALID: Record<string, { input: unknown; output: unknown }> = {
-  create_ticket: {
-    input: { ticket_id: "T-1", title: "Auth is down", priority: "high" },
-    output: {
-      ticket: {
-        ticket_id: "T-1",
-        title: "Auth is down",
-        body: "",
-        priority: "high",
-        status: "open",
-        comments: [COMMENT],
-        created_at: "2025-01-01T00:00:00Z",
-      },
-    },
-  },
-  add_comment: {
-    input: { ticket_id: "T-1", body: "looks like a bad deploy" },
-    output: { ticket_id: "T-1", comment: COMMENT },
-  },
-  noop: { input: { note: "nothing to do" }, output: { ok: true } },
-  fetch_service_logs: {
-    input: { service: "auth", window: "24h" },
-    output: { logs: ["a", "b"] },
-  },
-};
-
 /** Dotted paths of every number inside `value`. */
 function numberPaths(value: unknown, prefix = ""): string[] {
   if (typeof value === "number") return [prefix];
@@ -121,23 +94,22 @@ describe("validateArgs: strictness", () => {
     expect(result.value).not.toBe(args);
   });
 
-  it("accepts the valid sample arguments and output of every tool", () => {
+  it("accepts the example arguments and result of every tool", () => {
     for (const contract of CONTRACTS) {
-      const sample = VALID[contract.name];
-      expect(sample, `a sample for ${contract.name}`).toBeDefined();
-      expect(validateArgs(contract, sample?.input).ok, contract.name).toBe(true);
-      expect(validateOutput(contract, sample?.output).ok, contract.name).toBe(true);
+      const example = contract.example;
+      expect(example, `an example in contracts/ for ${contract.name}`).toBeDefined();
+      expect(validateArgs(contract, example?.args).ok, contract.name).toBe(true);
+      expect(validateOutput(contract, example?.result).ok, contract.name).toBe(true);
     }
   });
 
   it('rejects "24" wherever the contracts want a number', () => {
     let probed = 0;
     for (const contract of CONTRACTS) {
-      const sample = VALID[contract.name];
-      for (const side of ["input", "output"] as const) {
-        const value = sample?.[side];
+      for (const side of ["args", "result"] as const) {
+        const value = contract.example?.[side];
         for (const path of numberPaths(value)) {
-          const check = side === "input" ? validateArgs : validateOutput;
+          const check = side === "args" ? validateArgs : validateOutput;
           const result = check(contract, stringifyAt(value, path));
           expect(paths(result), `${contract.name} ${side} ${path}`).toEqual([path]);
           expect(issues(result)[0]?.expected).toBe("number");

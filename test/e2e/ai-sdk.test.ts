@@ -1,99 +1,96 @@
 import { generateText, isStepCount } from "ai";
-import { fenceTools } from "toolfence/ai";
-import type { Decision, Problem } from "toolfence/client";
-import { createClient } from "toolfence/client";
+import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, inject, it } from "vitest";
-import { scriptedModel } from "./scripted-ai-model.ts";
+import { fenceTools } from "../../client/ai.ts";
+import { createClient } from "../../client/index.ts";
 
 const fence = createClient({ url: inject("fenceUrl"), key: "tf_dev_local_key" });
 
-function runId(): string {
-  return `ai-${crypto.randomUUID()}`;
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A scripted model: one tool call per step, then a final text. */
+function scripted(calls: { tool: string; args: unknown }[]) {
+  const steps = [
+    ...calls.map((c, i) => ({
+      content: [
+        {
+          type: "tool-call" as const,
+          toolCallId: `call-${i}`,
+          toolName: c.tool,
+          input: JSON.stringify(c.args),
+        },
+      ],
+      finishReason: { unified: "tool-calls" as const, raw: undefined },
+      usage: USAGE,
+      warnings: [],
+    })),
+    {
+      content: [{ type: "text" as const, text: "done" }],
+      finishReason: { unified: "stop" as const, raw: undefined },
+      usage: USAGE,
+      warnings: [],
+    },
+  ];
+  let n = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async () => steps[Math.min(n++, steps.length - 1)] as never,
+  });
+}
+
+async function runAgent(runId: string, calls: { tool: string; args: unknown }[]) {
+  const run = fence.run(runId);
+  const result = await generateText({
+    model: scripted(calls),
+    tools: await fenceTools(run),
+    prompt: "Handle the incident.",
+    stopWhen: isStepCount(calls.length + 1),
+  });
+  return { run, outputs: result.steps.flatMap((s) => s.toolResults.map((r) => r.output)) };
 }
 
 describe("an AI SDK agent loop through the fence", () => {
-  it("gets a malformed call back as a structured block, re-plans, and succeeds", async () => {
-    const ticket = `T-${crypto.randomUUID().slice(0, 8)}`;
-    const seen: unknown[][] = [];
-    const model = scriptedModel((results, turn) => {
-      seen.push(results);
-      if (turn === 0)
-        return [{ tool: "create_ticket", args: { ticket_id: ticket, priority: "URGENT" } }];
-      const block = results[0] as Problem;
-      if (turn === 1 && block.reason === "contract_violation") {
-        const fix = block.issues?.[0]?.path === "priority" ? "urgent" : "normal";
-        return [{ tool: "create_ticket", args: { ticket_id: ticket, priority: fix } }];
-      }
-      return "done";
+  it("gets a malformed call back as a result it can re-plan from, then succeeds", async () => {
+    const ticket = `T-${crypto.randomUUID()}`;
+    const { outputs } = await runAgent(`ai-${crypto.randomUUID()}`, [
+      { tool: "create_ticket", args: { ticket_id: ticket, priority: "HIGH" } },
+      { tool: "create_ticket", args: { ticket_id: ticket, priority: "high" } },
+    ]);
+    expect(outputs[0]).toMatchObject({
+      refused: true,
+      decision: "block",
+      reason: "contract_violation",
+      issues: [{ path: "priority" }],
     });
-
-    // README: ai-sdk
-    const run = fence.run(runId());
-    const result = await generateText({
-      model,
-      tools: await fenceTools(run),
-      prompt: "Open an urgent ticket.",
-      stopWhen: isStepCount(5),
-    });
-    // README: end
-
-    const [first, second] = result.steps.map((s) => s.toolResults[0]?.output as Decision);
-    expect(first).toMatchObject({ decision: "block", reason: "contract_violation", status: 422 });
-    expect((first as Problem).issues?.[0]).toMatchObject({
-      path: "priority",
-      received: '"URGENT"',
-    });
-    expect(second).toMatchObject({
-      decision: "applied",
-      result: { ticket: { priority: "urgent" } },
-    });
-    expect(result.text).toBe("done");
-    const status = await run.status();
-    expect(status.budget.mutations.used).toBe(1);
-    expect(status.decisions).toMatchObject({ block: 1, applied: 1 });
+    expect(outputs[1]).toMatchObject({ ticket: { ticket_id: ticket, priority: "high" } });
   });
 
-  it("stops a looping model with the run's budget", async () => {
-    const run = fence.run(runId());
-    await run.limits({ max_mutations: 2 });
-    const model = scriptedModel((results, turn) => {
-      const last = results[0] as Decision | undefined;
-      if (last?.decision === "block") return `stopped: ${(last as Problem).reason}`;
-      const ticket = `T-loop-${crypto.randomUUID().slice(0, 8)}-${turn}`;
-      return [{ tool: "create_ticket", args: { ticket_id: ticket, title: "again" } }];
-    });
-
-    const result = await generateText({
-      model,
-      tools: await fenceTools(run),
-      prompt: "Keep opening tickets.",
-      stopWhen: isStepCount(20),
-    });
-
-    const outputs = result.steps.flatMap((s) => s.toolResults.map((r) => r.output as Decision));
-    expect(outputs.map((o) => o.decision)).toEqual(["applied", "applied", "block"]);
-    expect(result.text).toBe("stopped: budget_exhausted");
-    expect((await run.status()).budget.mutations).toMatchObject({ used: 2, left: 0 });
-  });
-
-  it("replays a mutation the model proposes twice instead of applying it again", async () => {
-    const ticket = `T-${crypto.randomUUID().slice(0, 8)}`;
-    const args = { ticket_id: ticket, title: "disk full on db-1" };
-    const model = scriptedModel((_results, turn) =>
-      turn < 2 ? [{ tool: "create_ticket", args }] : "done",
+  it("stops a looping model at the run's budget", async () => {
+    const loop = Array.from({ length: 5 }, () => ({
+      tool: "create_ticket",
+      args: { ticket_id: `T-${crypto.randomUUID()}` },
+    }));
+    const { run, outputs } = await runAgent(`ai-${crypto.randomUUID()}`, loop);
+    expect(outputs.slice(0, 3).every((o) => (o as { ticket?: unknown }).ticket !== undefined)).toBe(
+      true,
     );
-    const run = fence.run(runId());
+    expect(outputs.slice(3)).toEqual([
+      expect.objectContaining({ refused: true, reason: "budget_exhausted" }),
+      expect.objectContaining({ refused: true, reason: "budget_exhausted" }),
+    ]);
+    expect(await run.status()).toMatchObject({ budget: { mutations: { used: 3, limit: 3 } } });
+  });
 
-    const result = await generateText({
-      model,
-      tools: await fenceTools(run),
-      prompt: "Open a ticket.",
-      stopWhen: isStepCount(5),
+  it("replays a mutation the model repeats", async () => {
+    const ticket = `T-${crypto.randomUUID()}`;
+    const create = { tool: "create_ticket", args: { ticket_id: ticket, title: "Once" } };
+    const { run, outputs } = await runAgent(`ai-${crypto.randomUUID()}`, [create, create]);
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(await run.status()).toMatchObject({
+      budget: { mutations: { used: 1 } },
+      decisions: { applied: 1, replayed: 1 },
     });
-
-    const outputs = result.steps.flatMap((s) => s.toolResults.map((r) => r.output as Decision));
-    expect(outputs.map((o) => o.decision)).toEqual(["applied", "replayed"]);
-    expect(outputs[1]).toMatchObject({ result: (outputs[0] as { result: unknown }).result });
-    expect((await run.status()).budget.mutations.used).toBe(1);
   });
 });

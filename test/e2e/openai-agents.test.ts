@@ -1,79 +1,104 @@
-import { Agent, run as runAgent, setTracingDisabled } from "@openai/agents";
-import type { Decision, Problem } from "toolfence/client";
-import { createClient } from "toolfence/client";
-import { fenceAgentTools } from "toolfence/openai-agents";
+import {
+  Agent,
+  type Model,
+  type ModelResponse,
+  run,
+  setTracingDisabled,
+  Usage,
+} from "@openai/agents";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { scriptedAgentsModel } from "./scripted-agents-model.ts";
+import { createClient } from "../../client/index.ts";
+import { fenceAgentTools } from "../../client/openai-agents.ts";
 
 const fence = createClient({ url: inject("fenceUrl"), key: "tf_dev_local_key" });
 
-function runId(): string {
-  return `agents-${crypto.randomUUID()}`;
+beforeAll(() => {
+  // No network here: the SDK must not try to export traces.
+  setTracingDisabled(true);
+});
+
+/** A scripted model: one function call per turn, then a final message. */
+class ScriptedModel implements Model {
+  private turn = 0;
+  constructor(private readonly calls: { tool: string; args: unknown }[]) {}
+
+  async getResponse(): Promise<ModelResponse> {
+    const n = this.turn++;
+    const call = this.calls[n];
+    const output =
+      call === undefined
+        ? [
+            {
+              type: "message" as const,
+              role: "assistant" as const,
+              status: "completed" as const,
+              content: [{ type: "output_text" as const, text: "done" }],
+            },
+          ]
+        : [
+            {
+              type: "function_call" as const,
+              callId: `call-${n}`,
+              name: call.tool,
+              arguments: JSON.stringify(call.args),
+              status: "completed" as const,
+            },
+          ];
+    return { usage: new Usage(), output, responseId: `r-${n}` };
+  }
+
+  // biome-ignore lint/correctness/useYield: the scripted model never streams.
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error("the scripted model does not stream");
+  }
 }
 
-// Traces would be exported to OpenAI; these runs stay on loopback.
-beforeAll(() => setTracingDisabled(true));
+async function runAgent(runId: string, calls: { tool: string; args: unknown }[]) {
+  const fenceRun = fence.run(runId);
+  const agent = new Agent({
+    name: "incident",
+    instructions: "Handle the incident.",
+    tools: await fenceAgentTools(fenceRun),
+    model: new ScriptedModel(calls),
+  });
+  const result = await run(agent, "Handle the incident.", { maxTurns: calls.length + 2 });
+  const outputs = result.newItems
+    .filter((i) => i.type === "tool_call_output_item")
+    .map((i) => JSON.parse(String((i as { output: unknown }).output)) as Record<string, unknown>);
+  return { fenceRun, outputs, result };
+}
 
 describe("an OpenAI Agents SDK run through the fence", () => {
-  it("gets a malformed call back as a structured block, re-plans, and succeeds", async () => {
-    const service = "checkout";
-    const seen: unknown[][] = [];
-    const model = scriptedAgentsModel((results, turn) => {
-      seen.push(results);
-      if (turn === 0) return [{ tool: "fetch_service_logs", args: { service, window: "1 hour" } }];
-      const last = results[0] as Decision;
-      if (turn === 1 && last.decision === "block") {
-        return [{ tool: "fetch_service_logs", args: { service, window: "1h" } }];
-      }
-      return "read the logs";
+  it("gets a malformed call back as output it can re-plan from, then succeeds", async () => {
+    const ticket = `T-${crypto.randomUUID()}`;
+    const { outputs, result } = await runAgent(`agents-${crypto.randomUUID()}`, [
+      { tool: "create_ticket", args: { ticket_id: ticket, priority: "HIGH" } },
+      { tool: "create_ticket", args: { ticket_id: ticket, priority: "high" } },
+    ]);
+    expect(outputs[0]).toMatchObject({
+      refused: true,
+      reason: "contract_violation",
+      issues: [{ path: "priority" }],
     });
-
-    // README: openai-agents
-    const run = fence.run(runId());
-    const agent = new Agent({ name: "oncall", model, tools: await fenceAgentTools(run) });
-    const result = await runAgent(agent, "What is wrong with checkout?", { maxTurns: 5 });
-    // README: end
-
-    expect(result.finalOutput).toBe("read the logs");
-    const [block, success] = [seen[1]?.[0], seen[2]?.[0]] as [Problem, Decision];
-    expect(block).toMatchObject({ decision: "block", reason: "contract_violation" });
-    expect(block.issues?.[0]).toMatchObject({ path: "window", received: '"1 hour"' });
-    expect(success).toMatchObject({ decision: "applied", result: { logs: expect.any(Array) } });
+    expect(outputs[1]).toMatchObject({ ticket: { ticket_id: ticket, priority: "high" } });
+    expect(result.finalOutput).toBe("done");
   });
 
-  it("stops a looping model with the run's budget", async () => {
-    const run = fence.run(runId());
-    await run.limits({ max_mutations: 2 });
-    const decisions: string[] = [];
-    const model = scriptedAgentsModel((results, turn) => {
-      const last = results[0] as Decision | undefined;
-      if (last !== undefined) decisions.push(last.decision);
-      if (last?.decision === "block") return `stopped: ${(last as Problem).reason}`;
-      const ticket = `T-loop-${crypto.randomUUID().slice(0, 8)}-${turn}`;
-      return [{ tool: "create_ticket", args: { ticket_id: ticket, title: "again" } }];
-    });
-
-    const agent = new Agent({ name: "looper", model, tools: await fenceAgentTools(run) });
-    const result = await runAgent(agent, "Keep opening tickets.", { maxTurns: 20 });
-
-    expect(decisions).toEqual(["applied", "applied", "block"]);
-    expect(result.finalOutput).toBe("stopped: budget_exhausted");
-    expect((await run.status()).budget.mutations).toMatchObject({ used: 2, left: 0 });
+  it("stops a looping model at the run's budget", async () => {
+    const loop = Array.from({ length: 4 }, () => ({
+      tool: "create_ticket",
+      args: { ticket_id: `T-${crypto.randomUUID()}` },
+    }));
+    const { fenceRun, outputs } = await runAgent(`agents-${crypto.randomUUID()}`, loop);
+    expect(outputs[3]).toMatchObject({ refused: true, reason: "budget_exhausted" });
+    expect(await fenceRun.status()).toMatchObject({ budget: { mutations: { used: 3 } } });
   });
 
-  it("replays a mutation the model proposes twice instead of applying it again", async () => {
-    const args = { ticket_id: `T-${crypto.randomUUID().slice(0, 8)}`, title: "db-1 disk full" };
-    const seen: Decision[] = [];
-    const model = scriptedAgentsModel((results, turn) => {
-      seen.push(...(results as Decision[]));
-      return turn < 2 ? [{ tool: "create_ticket", args }] : "done";
-    });
-    const run = fence.run(runId());
-
-    const agent = new Agent({ name: "twice", model, tools: await fenceAgentTools(run) });
-    await runAgent(agent, "Open a ticket.", { maxTurns: 5 });
-
-    expect(seen.map((d) => d.decision)).toEqual(["applied", "replayed"]);
-    expect((await run.status()).budget.mutations.used).toBe(1);
+  it("replays a mutation the model repeats", async () => {
+    const ticket = `T-${crypto.randomUUID()}`;
+    const create = { tool: "create_ticket", args: { ticket_id: ticket } };
+    const { fenceRun, outputs } = await runAgent(`agents-${crypto.randomUUID()}`, [create, create]);
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(await fenceRun.status()).toMatchObject({ decisions: { applied: 1, replayed: 1 } });
   });
 });

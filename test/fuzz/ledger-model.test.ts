@@ -3,7 +3,9 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { newRun } from "../helpers.ts";
+import { decideApproval, lapseApproval } from "./approval-commands.ts";
 import {
+  abandon,
   duplicates,
   EVIDENCE,
   evict,
@@ -12,6 +14,7 @@ import {
   MAX_PAID,
   passDeadline,
   propose,
+  proposeUrgent,
   type Real,
   record,
   settle,
@@ -41,12 +44,13 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
     audit: [{ callId: "call-0", decision: "block", reason: "malformed_payload" }],
     open: [],
     calls: 0,
+    approvals: [],
   };
   return { model, real: { stub, ref } };
 }
 
 describe("the RunLedger against its model", () => {
-  it("agrees with the model through calls, retries, duplicates, halts, evictions and expiries", async () => {
+  it("agrees with the model through calls, retries, duplicates, approvals, halts, evictions, expiries and abandoned calls", async () => {
     const commands = fc.commands(
       // Listed more than once to be picked more often: a run halts or expires only once.
       [
@@ -60,7 +64,13 @@ describe("the RunLedger against its model", () => {
         duplicates,
         record,
         expireLease,
+        abandon,
         evict,
+        proposeUrgent,
+        proposeUrgent,
+        decideApproval,
+        decideApproval,
+        lapseApproval,
         fc.oneof(halt, passDeadline),
       ],
       { maxCommands: 40, size: "medium" },

@@ -3,6 +3,7 @@
  * proposal, written out on its own (it never calls src/core/admission.ts), so the
  * RunLedger and the model can only agree if both follow the table.
  */
+import { approvalInModel, asksPerson, type ModelApproval } from "./approval-model.ts";
 
 /** Where a model key stands. */
 export interface ModelKey {
@@ -50,12 +51,15 @@ export interface LedgerModel {
   open: { callId: string; key: string | null }[];
   /** Call ids handed out so far. */
   calls: number;
+  /** Approvals the run opened, oldest first. */
+  approvals: ModelApproval[];
 }
 
 /** What a proposal should get back. */
 export type Expected =
   | { kind: "admit" }
   | { kind: "replay"; status: number }
+  | { kind: "approval" }
   | { kind: "refuse"; reason: string };
 
 /** One proposal as the model sees it. */
@@ -98,9 +102,9 @@ function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
     return refused(m, p.callId, "idempotency_key_in_use");
   }
   if (k.phase === "in_flight") {
-    // The abandoned holder's outcome is unknown: its pending entry turns into a retry.
+    // The holder outlived its lease: its outcome is unknown, so its pending entry is abandoned.
     const old = m.audit.find((e) => e.callId === k.holder && e.decision === "pending");
-    if (old !== undefined) Object.assign(old, { decision: "retry", reason: "upstream_timeout" });
+    if (old !== undefined) Object.assign(old, { decision: "abandoned", reason: null });
   }
   Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
@@ -120,6 +124,8 @@ export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
   if (mutations > m.maxMutations || paid > m.maxPaid) {
     return refused(m, p.callId, "budget_exhausted");
   }
+  const asked = asksPerson(p) ? approvalInModel(m, p) : null;
+  if (asked !== null) return asked;
   m.mutations = mutations;
   m.paid = paid;
   if (p.known !== null) {
@@ -152,14 +158,30 @@ export function settleInModel(m: LedgerModel, index: number, outcome: keyof type
   const [call] = m.open.splice(index, 1);
   if (call === undefined) throw new Error("no open call to settle");
   const o = OUTCOMES[outcome];
-  const entry = m.audit.find((e) => e.callId === call.callId);
-  if (entry !== undefined) Object.assign(entry, { decision: o.decision, reason: o.reason });
+  // Only a pending entry is settled: an abandoned one stays abandoned, its key untouched.
+  const entry = m.audit.find((e) => e.callId === call.callId && e.decision === "pending");
+  if (entry === undefined) return call;
+  Object.assign(entry, { decision: o.decision, reason: o.reason });
   const k = call.key === null ? undefined : m.keys.get(call.key);
   if (k !== undefined && k.holder === call.callId) {
     k.phase = outcome === "retry" ? "retryable" : "done";
     k.status = o.status;
   }
   return call;
+}
+
+/**
+ * The ledger's alarm after every lease of the run ran out: each pending entry is abandoned,
+ * and a key its call still holds becomes retryable. Charges stay.
+ */
+export function abandonInModel(m: LedgerModel): void {
+  for (const e of m.audit) {
+    if (e.decision !== "pending") continue;
+    Object.assign(e, { decision: "abandoned", reason: null });
+    for (const k of m.keys.values()) {
+      if (k.holder === e.callId && k.phase === "in_flight") k.phase = "retryable";
+    }
+  }
 }
 
 /** Decision counts as `GET /v1/runs/{id}` publishes them. */

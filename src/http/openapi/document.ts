@@ -7,11 +7,12 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { OpenAPIObject, PathsObject, SchemaObject } from "openapi3-ts/oas31";
 import type { GenericSchema } from "valibot";
-import { catalogue } from "../../catalogue.ts";
 import { KEY_PATTERN } from "../../core/body.ts";
+import { catalogue } from "../../core/catalogue.ts";
 import { LimitOverrideSchema } from "../../core/limits.ts";
 import type { Fence } from "../../core/policy.ts";
 import { DECISION_TABLE } from "../../core/reasons.ts";
+import { DecisionSchema, ResolutionSchema } from "../approvals.ts";
 import { PROBLEM_TYPE } from "../problem.ts";
 import { ROUTES } from "./routes.ts";
 import * as shapes from "./shapes.ts";
@@ -83,6 +84,8 @@ function schemas(fence: Fence): Record<string, SchemaObject> {
   const out: Record<string, SchemaObject> = {
     IdempotencyKey: { type: "string", pattern: KEY_PATTERN.source },
     LimitOverride: component(LimitOverrideSchema),
+    ApprovalDecision: component(DecisionSchema),
+    EscalationResolution: component(ResolutionSchema),
     ...callBodies(tools),
   };
   for (const [name, schema] of Object.entries(shapes)) out[name] = component(schema);

@@ -27,10 +27,22 @@ const PAGE: ParameterObject[] = [
 
 const OPERATOR = "Needs an `operator` key.";
 
+const STATUS: ParameterObject = { name: "status", in: "query", schema: { type: "string" } };
+
+/** The MCP endpoint: the SDK's Streamable HTTP transport; see docs/mcp.md. */
+function mcp(method: string): OperationObject {
+  return {
+    operationId: `mcp${method}`,
+    summary: "The run as a remote MCP server (Streamable HTTP; JSON-RPC bodies, see docs/mcp.md)",
+    parameters: [RUN_ID],
+    responses: { "200": { description: "An MCP answer" }, ...PROBLEMS },
+  };
+}
+
 /** One described route: method, OpenAPI path, operation. */
 export interface RouteDoc {
   /** HTTP method, lower case. */
-  method: "get" | "post" | "put";
+  method: "get" | "post" | "put" | "delete";
   /** The OpenAPI path template, e.g. `/v1/runs/{run_id}`. */
   path: string;
   /** The operation object. */
@@ -108,6 +120,10 @@ export const ROUTES: readonly RouteDoc[] = [
           },
           content: json("CallSuccess"),
         },
+        "202": {
+          description: "`needs_approval`: a person must approve the call first; nothing ran",
+          content: { "application/problem+json": { schema: ref("Problem") } },
+        },
         ...PROBLEMS,
       },
     },
@@ -164,7 +180,7 @@ export const ROUTES: readonly RouteDoc[] = [
       operationId: "runEscalations",
       summary: "The calls that need a human",
       description: OPERATOR,
-      parameters: [RUN_ID, ...PAGE],
+      parameters: [RUN_ID, STATUS, ...PAGE],
       responses: {
         "200": { description: "One page", content: json("EscalationPage") },
         ...PROBLEMS,
@@ -184,6 +200,80 @@ export const ROUTES: readonly RouteDoc[] = [
       ],
       responses: {
         "200": { description: "The halted run", content: json("RunStatus") },
+        ...PROBLEMS,
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/toolfence-audit-keys",
+    operation: {
+      operationId: "auditKeys",
+      summary: "JWKS of the Ed25519 keys that sign audit heads",
+      security: [],
+      responses: { "200": { description: "The keys", content: json("AuditKeys") } },
+    },
+  },
+  { method: "post", path: "/v1/runs/{run_id}/mcp", operation: mcp("Post") },
+  { method: "get", path: "/v1/runs/{run_id}/mcp", operation: mcp("Get") },
+  { method: "delete", path: "/v1/runs/{run_id}/mcp", operation: mcp("Delete") },
+  {
+    method: "get",
+    path: "/v1/approvals",
+    operation: {
+      operationId: "tenantApprovals",
+      summary: "The tenant's approvals, pending by default",
+      description: OPERATOR,
+      parameters: [STATUS, PAGE[1] as ParameterObject],
+      responses: {
+        "200": { description: "Approvals", content: json("ApprovalList") },
+        ...PROBLEMS,
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/runs/{run_id}/approvals",
+    operation: {
+      operationId: "runApprovals",
+      summary: "The run's approvals and what each grant binds",
+      description: OPERATOR,
+      parameters: [RUN_ID, STATUS],
+      responses: {
+        "200": { description: "Approvals", content: json("ApprovalList") },
+        ...PROBLEMS,
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/runs/{run_id}/approvals/{approval_id}",
+    operation: {
+      operationId: "decideApproval",
+      summary: "Approve or deny a held call",
+      description: OPERATOR,
+      parameters: [
+        RUN_ID,
+        { name: "approval_id", in: "path", required: true, schema: { type: "string" } },
+      ],
+      requestBody: { required: true, content: json("ApprovalDecision") },
+      responses: { "200": { description: "The approval", content: json("Approval") }, ...PROBLEMS },
+    },
+  },
+  {
+    method: "post",
+    path: "/v1/runs/{run_id}/escalations/{seq}",
+    operation: {
+      operationId: "resolveEscalation",
+      summary: "Resolve an escalated call",
+      description: OPERATOR,
+      parameters: [
+        RUN_ID,
+        { name: "seq", in: "path", required: true, schema: { type: "integer" } },
+      ],
+      requestBody: { required: true, content: json("EscalationResolution") },
+      responses: {
+        "200": { description: "The escalation", content: json("Escalation") },
         ...PROBLEMS,
       },
     },

@@ -4,7 +4,7 @@
  * reason enum is the decision table's own keys, so a new reason is published by adding it.
  */
 import * as v from "valibot";
-import { DECISION_TABLE, type Reason } from "../../core/reasons.ts";
+import { DECISION_TABLE, type Reason, type Verdict } from "../../core/reasons.ts";
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Instant = v.pipe(v.string(), v.isoTimestamp());
@@ -21,6 +21,10 @@ export const ContractIssue = v.object({
 });
 
 const REASONS = Object.keys(DECISION_TABLE) as [Reason, ...Reason[]];
+const VERDICTS = [...new Set(Object.values(DECISION_TABLE).map((r) => r.decision))] as [
+  Verdict,
+  ...Verdict[],
+];
 
 /** RFC 9457 problem details with the fence's members. */
 export const Problem = v.object({
@@ -28,12 +32,16 @@ export const Problem = v.object({
   title: v.string(),
   status: v.pipe(v.number(), v.integer()),
   detail: v.string(),
-  decision: v.picklist(["block", "retry", "escalate"]),
+  decision: v.picklist(VERDICTS),
   reason: v.picklist(REASONS),
   issues: v.optional(v.array(ContractIssue)),
   call_id: v.optional(v.string()),
   budget: v.optional(Budget),
   field: v.optional(v.pipe(v.string(), v.description("The refused field of a run's limits"))),
+  approval_id: v.optional(
+    v.pipe(v.string(), v.description("needs_approval: the request to decide")),
+  ),
+  expires_at: v.optional(v.pipe(Instant, v.description("needs_approval: when it lapses"))),
 });
 
 export const CallSuccess = v.object({
@@ -99,3 +107,12 @@ export const Catalogue = v.object({
 });
 
 export const Health = v.object({ ok: v.literal(true) });
+
+/** Answers documented in [docs/approvals.md](../../../docs/approvals.md), members not fixed here. */
+export const ApprovalList = v.looseObject({
+  status: v.string(),
+  approvals: v.array(v.looseObject({})),
+});
+export const Approval = v.looseObject({ approval_id: v.string(), status: v.string() });
+export const Escalation = v.looseObject({ seq: Count });
+export const AuditKeys = v.object({ keys: v.array(v.looseObject({ kty: v.string() })) });

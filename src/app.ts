@@ -1,0 +1,88 @@
+import { Hono } from "hono";
+import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
+import { type Fence, toolsFor } from "./core/policy.ts";
+import { refuse } from "./core/reasons.ts";
+import {
+  decideApproval,
+  resolveEscalation,
+  runApprovals,
+  tenantApprovals,
+} from "./http/approvals.ts";
+import { publishedKeys } from "./http/audit-keys.ts";
+import { authenticate, requireRole } from "./http/auth.ts";
+import { proposeCall } from "./http/calls.ts";
+import type { AppContext, AppEnv } from "./http/context.ts";
+import { headerLimit, rateLimit } from "./http/guards.ts";
+import { openApiDocument } from "./http/openapi/document.ts";
+import { problem } from "./http/problem.ts";
+import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
+import type { RunRef } from "./ledger/protocol.ts";
+
+const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
+
+/**
+ * The MCP edge, loaded on its first request: the SDK builds its protocol schemas when its
+ * module is evaluated, which would otherwise add to every isolate's startup.
+ */
+async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response> {
+  const { mcpEndpoint: endpoint } = await import("./mcp/route.ts");
+  return endpoint(c, ref);
+}
+
+function withRun(handler: (c: AppContext, ref: RunRef) => Promise<Response>) {
+  return async function routeWithRun(c: AppContext): Promise<Response> {
+    const ref = runRef(c);
+    return ref instanceof Response ? ref : handler(c, ref);
+  };
+}
+
+/** The fence's routes, deciding with `fence` (the worker passes the one it loaded). */
+export function buildApp(fence: Fence): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  // Public, like the health check: it describes the API, it grants nothing.
+  app.get("/openapi.json", (c) => c.json(openApiDocument(fence)));
+  // Public: anyone may check a signed audit head offline against these keys.
+  app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
+
+  app.use("/v1/*", async function withFence(c, next) {
+    c.set("fence", fence);
+    await next();
+  });
+  // Cheapest refusals first: oversized headers, then credentials, then the key's rate.
+  app.use("/v1/*", headerLimit(), authenticate(), rateLimit());
+
+  app.get("/v1/tools", (c) => {
+    const format = (c.req.query("format") ?? "json") as CatalogueFormat;
+    if (!FORMATS.includes(format)) {
+      return problem(
+        refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
+      );
+    }
+    return c.json(catalogue(toolsFor(fence, c.get("principal").tools), format));
+  });
+
+  app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
+  app.on(["POST", "GET", "DELETE"], "/v1/runs/:run_id/mcp", withRun(mcpEndpoint));
+  app.put("/v1/runs/:run_id", withRun(openRun));
+  app.get("/v1/runs/:run_id", withRun(runStatus));
+  app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
+  app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
+  app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
+  app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
+  app.get("/v1/runs/:run_id/approvals", requireRole("operator"), withRun(runApprovals));
+  const decide = withRun(decideApproval);
+  app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
+  const resolve = withRun(resolveEscalation);
+  app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
+
+  app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
+  app.onError((e) => {
+    console.error("unhandled", e);
+    return problem(
+      refuse("internal_error", "The fence failed before deciding; nothing was applied."),
+    );
+  });
+  return app;
+}

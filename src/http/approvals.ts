@@ -1,0 +1,150 @@
+/**
+ * The operator's routes for approvals and escalations: list what waits (per run, per tenant),
+ * approve or deny an approval, resolve an escalation. JSON in and out; the run's RunLedger
+ * decides each act in one transaction, and the tenant's index is told after.
+ */
+import * as v from "valibot";
+import type { ApprovalStatus } from "../core/approval.ts";
+import { parseStrictJson } from "../core/json.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import type { ApprovalView, EscalationFilter, OperatorAct } from "../ledger/approval-types.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import type { AppContext } from "./context.ts";
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
+import { problem } from "./problem.ts";
+import { readBody } from "./read-body.ts";
+import { ledgerOf } from "./runs.ts";
+
+const STATUSES: readonly ApprovalStatus[] = [
+  "pending",
+  "approved",
+  "denied",
+  "consumed",
+  "expired",
+];
+const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
+const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
+
+/** `POST /v1/runs/{id}/approvals/{approval_id}`. */
+export const DecisionSchema = v.strictObject({
+  decision: v.picklist(["approve", "deny"]),
+  note: Note,
+});
+
+/** `POST /v1/runs/{id}/escalations/{seq}`. */
+export const ResolutionSchema = v.strictObject({
+  resolution: v.picklist(["retry_allowed", "closed"]),
+  note: Note,
+});
+
+/** `?status=`: one status, `all`, or the default. */
+function statusParam(
+  c: AppContext,
+  fallback: ApprovalStatus | null,
+): ApprovalStatus | null | Response {
+  const status = c.req.query("status");
+  if (status === undefined) return fallback;
+  if (status === "all") return null;
+  if ((STATUSES as readonly string[]).includes(status)) return status as ApprovalStatus;
+  return problem(refuse("malformed_payload", `status is one of ${STATUSES.join(", ")} or all.`));
+}
+
+/** `GET /v1/approvals?status=pending&limit=N`: the tenant's approvals, pending by default. */
+export async function tenantApprovals(c: AppContext): Promise<Response> {
+  const status = statusParam(c, "pending");
+  if (status instanceof Response) return status;
+  const limitText = c.req.query("limit") ?? String(AUDIT_PAGE_DEFAULT);
+  if (!/^[1-9]\d{0,8}$/.test(limitText)) {
+    return problem(refuse("malformed_payload", "limit is a positive integer."));
+  }
+  const limit = Math.min(Number(limitText), AUDIT_PAGE_MAX);
+  const tenant = c.get("principal").tenant;
+  const approvals = await c.env.TENANT_LEDGER.getByName(tenant).approvals(status, limit);
+  return c.json({ tenant, status: status ?? "all", approvals });
+}
+
+/** `GET /v1/runs/{id}/approvals?status=`: the run's approvals, every status by default. */
+export async function runApprovals(c: AppContext, ref: RunRef): Promise<Response> {
+  const status = statusParam(c, null);
+  if (status instanceof Response) return status;
+  const approvals = await ledgerOf(c.env, ref).approvals(status);
+  if (approvals === null) {
+    return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
+  }
+  return c.json({
+    run_id: ref.runId,
+    status: status ?? "all",
+    approvals: approvals.map(published),
+  });
+}
+
+/** `POST /v1/runs/{id}/approvals/{approval_id}` with `{"decision","note"}`. */
+export async function decideApproval(c: AppContext, ref: RunRef): Promise<Response> {
+  const id = c.req.param("approval_id") ?? "";
+  if (!APPROVAL_ID.test(id)) return problem(refuse("not_found", "No such approval."));
+  const read = await readAct(c, DecisionSchema);
+  if (!read.ok) return problem(read.error);
+  const { body, act } = read.value;
+  const answer = await ledgerOf(c.env, ref).decide(id, body.decision, act);
+  if (answer.kind === "refuse") return problem(answer.refusal, { approval_id: id });
+  const a = answer.approval;
+  await c.env.TENANT_LEDGER.getByName(ref.tenant).noteApproval({
+    approval_id: a.approval_id,
+    run_id: a.run_id,
+    tool: a.tool,
+    rule: a.rule,
+    status: a.status,
+    requested_at: a.requested_at,
+    expires_at: a.expires_at,
+  });
+  return c.json(published(a));
+}
+
+/** An approval as operators read it: its arguments as JSON, not JSON text. */
+function published(a: ApprovalView): Omit<ApprovalView, "args"> & { args: unknown } {
+  return { ...a, args: JSON.parse(a.args) as unknown };
+}
+
+/** `POST /v1/runs/{id}/escalations/{seq}` with `{"resolution","note"}`. */
+export async function resolveEscalation(c: AppContext, ref: RunRef): Promise<Response> {
+  const seqText = c.req.param("seq") ?? "";
+  if (!/^[1-9]\d{0,14}$/.test(seqText)) return problem(refuse("not_found", "No such escalation."));
+  const read = await readAct(c, ResolutionSchema);
+  if (!read.ok) return problem(read.error);
+  const { body, act } = read.value;
+  const answer = await ledgerOf(c.env, ref).resolveEscalation(
+    Number(seqText),
+    body.resolution,
+    act,
+  );
+  if (answer.kind === "refuse") return problem(answer.refusal);
+  return c.json(answer.escalation);
+}
+
+/** `?status=open|resolved|all` of the escalations list; open by default. */
+export function escalationFilter(c: AppContext): EscalationFilter | Response {
+  const status = c.req.query("status") ?? "open";
+  if (status === "open" || status === "resolved" || status === "all") return status;
+  return problem(refuse("malformed_payload", "status is one of open, resolved, all."));
+}
+
+async function readAct<S extends v.GenericSchema>(
+  c: AppContext,
+  schema: S,
+): Promise<Result<{ body: v.InferOutput<S>; act: OperatorAct }, Refusal>> {
+  const contentType = c.req.header("Content-Type") ?? null;
+  const text = await readBody(c.req.raw, MAX_LIMITS_BYTES);
+  if (!text.ok) return text;
+  const parsed = parseStrictJson(text.value, { maxDepth: MAX_JSON_DEPTH });
+  if (!parsed.ok) return parsed;
+  const checked = v.safeParse(schema, parsed.value, { abortEarly: false });
+  if (!checked.success) {
+    const where = checked.issues.map((i) => `${v.getDotPath(i) ?? "(body)"}: ${i.message}`);
+    return err(refuse("malformed_payload", `The body is not valid: ${where.join("; ")}.`));
+  }
+  const body = checked.output as v.InferOutput<S> & { note: string };
+  const actor = c.get("principal").keyId ?? "development";
+  const evidence = { contentType, payload: text.value, truncated: false };
+  return ok({ body, act: { actor, note: body.note, evidence } });
+}

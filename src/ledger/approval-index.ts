@@ -1,0 +1,85 @@
+/**
+ * The tenant's index of approvals, kept by its TenantLedger so an operator can list what
+ * waits across runs without knowing them. The index follows the runs: each run's RunLedger
+ * holds the approval and decides it, and the worker notes each new approval and each decision
+ * here after the run's own step. A worker that dies in between leaves the index behind the
+ * run, never ahead of it: the run's list is the authority.
+ */
+import type { ApprovalStatus } from "../core/approval.ts";
+
+/** One approval as the tenant's index lists it. */
+export interface ApprovalIndexEntry {
+  /** The approval's id. */
+  approval_id: string;
+  /** The run it belongs to. */
+  run_id: string;
+  /** The tool the call would run. */
+  tool: string;
+  /** The rule that asked. */
+  rule: string;
+  /** Where it stands, as last noted (a pending one past `expires_at` reads as expired). */
+  status: ApprovalStatus;
+  /** When it was asked (ISO 8601). */
+  requested_at: string;
+  /** When it expires unless decided (ISO 8601). */
+  expires_at: string;
+}
+
+interface IndexRow {
+  [column: string]: SqlStorageValue;
+  approval_id: string;
+  run_id: string;
+  tool: string;
+  rule: string;
+  status: string;
+  requested_at: number;
+  expires_at: number;
+}
+
+/** Note an approval (new, or its new state); the first noting of an id fixes its run. */
+export function noteApproval(sql: SqlStorage, e: ApprovalIndexEntry): void {
+  sql.exec(
+    `INSERT INTO approval_index (approval_id, run_id, tool, rule, status, requested_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (approval_id) DO UPDATE SET status = excluded.status, expires_at = excluded.expires_at`,
+    e.approval_id,
+    e.run_id,
+    e.tool,
+    e.rule,
+    e.status,
+    Date.parse(e.requested_at),
+    Date.parse(e.expires_at),
+  );
+}
+
+/** The tenant's approvals, oldest first, or only those of `status` as of `now`. */
+export function indexedApprovals(
+  sql: SqlStorage,
+  status: ApprovalStatus | null,
+  now: number,
+  limit: number,
+): ApprovalIndexEntry[] {
+  const rows =
+    status === "pending"
+      ? sql.exec<IndexRow>(
+          "SELECT * FROM approval_index WHERE status = 'pending' AND expires_at > ? ORDER BY requested_at LIMIT ?",
+          now,
+          limit,
+        )
+      : sql.exec<IndexRow>("SELECT * FROM approval_index ORDER BY requested_at LIMIT ?", 10_000);
+  const entries = rows.toArray().map((r) => entryOf(r, now));
+  return (status === null ? entries : entries.filter((e) => e.status === status)).slice(0, limit);
+}
+
+function entryOf(r: IndexRow, now: number): ApprovalIndexEntry {
+  const live = r.status === "pending" || r.status === "approved";
+  return {
+    approval_id: r.approval_id,
+    run_id: r.run_id,
+    tool: r.tool,
+    rule: r.rule,
+    status: live && now >= r.expires_at ? "expired" : (r.status as ApprovalStatus),
+    requested_at: new Date(r.requested_at).toISOString(),
+    expires_at: new Date(r.expires_at).toISOString(),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The approval half of a proposal, inside the RunLedger's admitting transaction: when a policy
+ * rule asks about the call, the latest approval for its tool and payload decides (core/approval.ts)
+ * whether it goes on (an approved grant, spent here), waits for a person (202), or is refused.
+ */
+import { askingRule, grantFor } from "../core/approval.ts";
+import { approvalRulesOf } from "../core/policy.ts";
+import { DECISION_TABLE } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
+import { consumeApproval, expireApproval, latestApproval, openApproval } from "./approvals.ts";
+import type { LedgerScope } from "./operator.ts";
+import type { LedgerAnswer } from "./protocol.ts";
+import type { AuditDraft } from "./RunLedger.ts";
+import { budgetView } from "./views.ts";
+
+/** The call goes on; `approvalId` names the grant it spent, if a rule asked. */
+export interface GoOn {
+  /** The consumed approval, or null when no rule asked. */
+  approvalId: string | null;
+}
+
+/**
+ * Decide the approval half of a new intent that reaches its tool. Nothing is charged here:
+ * the caller charges only a call that goes on, in the same transaction.
+ */
+export function approvalStep(
+  s: LedgerScope,
+  draft: AuditDraft & { args: string },
+  key: string | null,
+  version: string,
+): LedgerAnswer | GoOn {
+  const tool = draft.tool ?? "";
+  const rule = askingRule(approvalRulesOf(FENCE, tool), JSON.parse(draft.args), s.run.paid_used);
+  if (rule === null) return { approvalId: null };
+  const grant = grantFor(latestApproval(s.sql, tool, draft.fingerprint ?? ""), version, s.now);
+  if (grant.kind === "consume") {
+    consumeApproval(s.sql, grant.id, draft.callId);
+    return { approvalId: grant.id };
+  }
+  const budget = budgetView(s.run);
+  if (grant.kind === "refuse") {
+    if (grant.expire) expireApproval(s.sql, grant.id);
+    const { reason } = grant.refusal;
+    const { decision, status } = DECISION_TABLE[reason];
+    s.append({ ...draft, decision, reason, status, approvalId: grant.id }, s.run);
+    return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id };
+  }
+  const created = grant.kind === "ask";
+  const ttlMs = FENCE.policy.approval_ttl_ms;
+  const { now } = s;
+  const opened = created
+    ? {
+        id: openApproval(s.sql, { ...draft, key, rule, version, now, ttlMs }),
+        requestedAt: now,
+        expiresAt: now + ttlMs,
+      }
+    : grant;
+  s.append(
+    {
+      ...draft,
+      decision: created ? "approval_requested" : "needs_approval",
+      reason: "approval_required",
+      status: DECISION_TABLE.approval_required.status,
+      approvalId: opened.id,
+    },
+    s.run,
+  );
+  const approval = {
+    approval_id: opened.id,
+    rule: rule.name,
+    requested_at: new Date(opened.requestedAt).toISOString(),
+    expires_at: new Date(opened.expiresAt).toISOString(),
+    created,
+    args: draft.args,
+  };
+  return { kind: "approval", approval, budget };
+}

@@ -1,0 +1,192 @@
+/**
+ * The RunLedger's approval rows: reading the latest approval of a call, opening one, and the
+ * state changes an operator or a consuming call makes. Every function runs inside the
+ * caller's `transactionSync`; the decisions themselves are the pure ones in core/approval.ts.
+ */
+import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../core/approval.ts";
+import type { ApprovalView } from "./approval-types.ts";
+
+/** An `approval` row. */
+interface ApprovalRow {
+  [column: string]: SqlStorageValue;
+  id: string;
+  tool: string;
+  fingerprint: string;
+  policy_version: string;
+  rule: string;
+  args: string;
+  idempotency_key: string | null;
+  status: string;
+  requested_at: number;
+  requested_by_call: string;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  note: string | null;
+  consumed_by_call: string | null;
+}
+
+function stateOf(row: ApprovalRow): ApprovalState {
+  return {
+    id: row.id,
+    status: row.status as ApprovalStatus,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    policyVersion: row.policy_version,
+    note: row.note,
+  };
+}
+
+/** The latest approval asked for this tool and payload, or null. */
+export function latestApproval(
+  sql: SqlStorage,
+  tool: string,
+  fingerprint: string,
+): ApprovalState | null {
+  const row = sql
+    .exec<ApprovalRow>(
+      "SELECT * FROM approval WHERE tool = ? AND fingerprint = ? ORDER BY requested_at DESC, rowid DESC LIMIT 1",
+      tool,
+      fingerprint,
+    )
+    .toArray()[0];
+  return row === undefined ? null : stateOf(row);
+}
+
+/** The approval `id` with its state, or null when the run has none by that id. */
+export function readApproval(
+  sql: SqlStorage,
+  id: string,
+): { state: ApprovalState; row: ApprovalRow } | null {
+  const row = sql.exec<ApprovalRow>("SELECT * FROM approval WHERE id = ?", id).toArray()[0];
+  return row === undefined ? null : { state: stateOf(row), row };
+}
+
+/** What a new approval is opened with. */
+export interface NewApproval {
+  /** The call that asked. */
+  callId: string;
+  /** The tool it would run. */
+  tool: string | null;
+  /** Its payload fingerprint. */
+  fingerprint: string | null;
+  /** Its validated arguments, JSON text. */
+  args: string;
+  /** The mutation's key, or null. */
+  key: string | null;
+  /** The rule that asked. */
+  rule: ApprovalRule;
+  /** The policy version the grant will bind. */
+  version: string;
+  /** Epoch ms of the decision. */
+  now: number;
+  /** How long it waits for an operator. */
+  ttlMs: number;
+}
+
+/** Open a pending approval; returns its id. */
+export function openApproval(sql: SqlStorage, a: NewApproval): string {
+  const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
+  sql.exec(
+    `INSERT INTO approval (id, tool, fingerprint, policy_version, rule, args, idempotency_key,
+       status, requested_at, requested_by_call, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    id,
+    a.tool,
+    a.fingerprint,
+    a.version,
+    a.rule.name,
+    a.args,
+    a.key,
+    a.now,
+    a.callId,
+    a.now + a.ttlMs,
+  );
+  return id;
+}
+
+/** Mark an approval expired (it was reported so; the next proposal asks anew). */
+export function expireApproval(sql: SqlStorage, id: string): void {
+  sql.exec("UPDATE approval SET status = 'expired' WHERE id = ?", id);
+}
+
+/** Spend a grant on the call it admits: single use, in the admitting transaction. */
+export function consumeApproval(sql: SqlStorage, id: string, callId: string): void {
+  sql.exec(
+    "UPDATE approval SET status = 'consumed', consumed_by_call = ? WHERE id = ? AND status = 'approved'",
+    callId,
+    id,
+  );
+}
+
+/** What an operator decided. */
+export interface Decided {
+  /** `approved` or `denied`. */
+  status: "approved" | "denied";
+  /** Who. */
+  actor: string;
+  /** Why. */
+  note: string;
+  /** When. */
+  now: number;
+  /** A grant is usable this long after it is approved. */
+  ttlMs: number;
+}
+
+/** Record an operator's decision; an approval restarts its clock as a grant. */
+export function decideApproval(sql: SqlStorage, id: string, d: Decided): ApprovalRow {
+  return sql
+    .exec<ApprovalRow>(
+      `UPDATE approval SET status = ?, decided_at = ?, decided_by = ?, note = ?,
+         expires_at = CASE WHEN ? = 'approved' THEN ? ELSE expires_at END
+       WHERE id = ? AND status = 'pending' RETURNING *`,
+      d.status,
+      d.now,
+      d.actor,
+      d.note,
+      d.status,
+      d.now + d.ttlMs,
+      id,
+    )
+    .one();
+}
+
+/** The run's approvals, oldest first, optionally only those of one status. */
+export function listApprovals(
+  sql: SqlStorage,
+  runId: string,
+  status: ApprovalStatus | null,
+  now: number,
+): ApprovalView[] {
+  const rows = sql
+    .exec<ApprovalRow>("SELECT * FROM approval ORDER BY requested_at, rowid")
+    .toArray()
+    .map((row) => approvalView(runId, row, now));
+  return status === null ? rows : rows.filter((a) => a.status === status);
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** An approval row as published; one past its expiry reads as expired. */
+export function approvalView(runId: string, row: ApprovalRow, now: number): ApprovalView {
+  const lapsed = (row.status === "pending" || row.status === "approved") && now >= row.expires_at;
+  return {
+    approval_id: row.id,
+    run_id: runId,
+    tool: row.tool,
+    rule: row.rule,
+    status: lapsed ? "expired" : (row.status as ApprovalStatus),
+    args: row.args,
+    fingerprint: row.fingerprint,
+    policy_version: row.policy_version,
+    idempotency_key: row.idempotency_key,
+    requested_at: new Date(row.requested_at).toISOString(),
+    expires_at: new Date(row.expires_at).toISOString(),
+    decided_at: iso(row.decided_at),
+    decided_by: row.decided_by,
+    note: row.note,
+    consumed_by_call: row.consumed_by_call,
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * What an operator does to a run, inside the RunLedger's transaction: decide an approval,
+ * resolve an escalation. Each step writes its audit entry through the ledger's one append
+ * function, passed in, so the operator's entries sit in the same log as the calls'.
+ */
+import { decidable, type OperatorDecision } from "../core/approval.ts";
+import { refuse } from "../core/reasons.ts";
+import type {
+  DecideAnswer,
+  EscalationFilter,
+  EscalationView,
+  OperatorAct,
+  Resolution,
+  ResolveAnswer,
+} from "./approval-types.ts";
+import { approvalView, decideApproval, readApproval } from "./approvals.ts";
+import type { AuditDraft } from "./RunLedger.ts";
+import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
+
+/** Append an audit entry (the RunLedger's own function). */
+export type Append = (draft: AuditDraft, run: RunRow) => void;
+
+/** The run a step acts on, with the ledger's storage and append, inside its transaction. */
+export interface LedgerScope {
+  /** The ledger's SQL storage. */
+  sql: SqlStorage;
+  /** The ledger's one append function. */
+  append: Append;
+  /** The run's row. */
+  run: RunRow;
+  /** Epoch ms of the act. */
+  now: number;
+}
+
+function operatorDraft(act: OperatorAct, fields: Partial<AuditDraft>): AuditDraft {
+  return {
+    callId: crypto.randomUUID(),
+    tool: null,
+    form: "operator",
+    decision: "approved",
+    reason: null,
+    status: 200,
+    key: null,
+    fingerprint: null,
+    cache: null,
+    durationMs: null,
+    evidence: act.evidence,
+    actor: act.actor,
+    note: act.note,
+    ...fields,
+  };
+}
+
+/** Approve or deny a pending approval, once; `ttlMs` is the grant's life after approval. */
+export function decide(
+  s: LedgerScope,
+  id: string,
+  decision: OperatorDecision,
+  act: OperatorAct,
+  ttlMs: number,
+): DecideAnswer {
+  const found = readApproval(s.sql, id);
+  if (found === null) {
+    return { kind: "refuse", refusal: refuse("not_found", `Run has no approval ${id}.`) };
+  }
+  const refusal = decidable(found.state, s.now);
+  if (refusal !== null) return { kind: "refuse", refusal };
+  const status = decision === "approve" ? "approved" : "denied";
+  const row = decideApproval(s.sql, id, {
+    status,
+    actor: act.actor,
+    note: act.note,
+    now: s.now,
+    ttlMs,
+  });
+  s.append(
+    operatorDraft(act, {
+      decision: status,
+      tool: row.tool,
+      key: row.idempotency_key,
+      fingerprint: row.fingerprint,
+      approvalId: id,
+    }),
+    s.run,
+  );
+  return { kind: "decided", approval: approvalView(s.run.run_id, row, s.now) };
+}
+
+interface EscalationRow extends AuditRow {
+  resolution: string | null;
+  resolution_note: string | null;
+  resolution_actor: string | null;
+  resolved_at: number | null;
+}
+
+const ESCALATIONS = `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
+    r.resolved_at
+  FROM audit a LEFT JOIN escalation_resolution r ON r.seq = a.seq
+  WHERE a.decision = 'escalate'`;
+
+function escalationView(row: EscalationRow): EscalationView {
+  const resolution =
+    row.resolution === null
+      ? null
+      : {
+          resolution: row.resolution as Resolution,
+          note: row.resolution_note,
+          actor: row.resolution_actor ?? "",
+          resolved_at: new Date(row.resolved_at ?? 0).toISOString(),
+        };
+  return { ...auditEntry(row), resolution };
+}
+
+/** Escalated calls after `after`, oldest first: open ones, resolved ones, or all. */
+export function listEscalations(
+  sql: SqlStorage,
+  filter: EscalationFilter,
+  after: number,
+  limit: number,
+): EscalationView[] {
+  const which =
+    filter === "open"
+      ? " AND r.seq IS NULL"
+      : filter === "resolved"
+        ? " AND r.seq IS NOT NULL"
+        : "";
+  return sql
+    .exec<EscalationRow>(
+      `${ESCALATIONS}${which} AND a.seq > ? ORDER BY a.seq LIMIT ?`,
+      after,
+      limit,
+    )
+    .toArray()
+    .map(escalationView);
+}
+
+/**
+ * Resolve an escalation, once. `retry_allowed` hands the escalated call's idempotency key
+ * back as retryable, so the same key runs again, once (its next outcome is final again);
+ * `closed` leaves the key's stored answer final.
+ */
+export function resolve(
+  s: LedgerScope,
+  seq: number,
+  resolution: Resolution,
+  act: OperatorAct,
+): ResolveAnswer {
+  const row = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).toArray()[0];
+  if (row === undefined) {
+    return { kind: "refuse", refusal: refuse("not_found", `Run has no escalation ${seq}.`) };
+  }
+  if (row.resolution !== null) {
+    const detail = `Escalation ${seq} was already resolved (${row.resolution}).`;
+    return { kind: "refuse", refusal: refuse("escalation_already_resolved", detail) };
+  }
+  s.sql.exec(
+    "INSERT INTO escalation_resolution (seq, resolution, note, actor, resolved_at) VALUES (?, ?, ?, ?, ?)",
+    seq,
+    resolution,
+    act.note,
+    act.actor,
+    s.now,
+  );
+  if (resolution === "retry_allowed" && row.idempotency_key !== null) {
+    s.sql.exec(
+      "UPDATE idempotency_key SET phase = 'retryable' WHERE key = ? AND call_id = ? AND phase = 'done'",
+      row.idempotency_key,
+      row.call_id,
+    );
+  }
+  s.append(
+    operatorDraft(act, {
+      decision: resolution === "retry_allowed" ? "escalation_retry_allowed" : "escalation_closed",
+      tool: row.tool,
+      key: row.idempotency_key,
+      fingerprint: row.fingerprint,
+      resolves: seq,
+    }),
+    s.run,
+  );
+  const resolved = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).one();
+  return { kind: "resolved", escalation: escalationView(resolved) };
+}

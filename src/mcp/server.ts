@@ -1,0 +1,51 @@
+/**
+ * One MCP server instance per request (the endpoint is stateless; the run's state is its
+ * RunLedger). It answers `tools/list` from the caller's contracts and hands every
+ * `tools/call` to the fence's one pipeline as a proposal of form `mcp`.
+ */
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
+import type { ToolContract } from "../core/contract.ts";
+import { KEY_META, toolResult } from "./results.ts";
+import { mcpTools } from "./tools.ts";
+
+/** What a server instance needs of the request it serves. */
+export interface McpCallContext {
+  /** Contracts the caller may use (policy and key subset). */
+  tools: readonly ToolContract[];
+  /** Whether a policy rule may send calls of this tool to a person. */
+  approvable: (name: string) => boolean;
+  /** Whether a tool of this name exists at all (in any contract). */
+  exists: (name: string) => boolean;
+  /**
+   * Run a call through the fence. `key` is what the client sent under
+   * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one.
+   */
+  propose: (name: string, args: unknown, key: unknown) => Promise<Response>;
+}
+
+const INFO = { name: "toolfence", version: "1.0.0" };
+
+const INSTRUCTIONS =
+  "Every tool call goes through toolfence: arguments are checked against the tool's contract, mutations are applied once per intent, and the run has a budget and a deadline. A refused call comes back as an error result with the reason and how to re-plan; a call that waits for a person's approval comes back as a pending result saying when to call again.";
+
+/** A fresh low-level server bound to one request's context. */
+export function fenceServer(ctx: McpCallContext): Server {
+  const server = new Server(INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    // Interprets JSON Schema, never compiles it: workerd forbids eval and new Function.
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
+  server.setRequestHandler("tools/list", () => ({ tools: mcpTools(ctx.tools, ctx.approvable) }));
+  server.setRequestHandler("tools/call", async (request) => {
+    const { name, arguments: args, _meta } = request.params;
+    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META]);
+    // The call is audited like any other; a name no contract has is the protocol's error.
+    if (!ctx.exists(name)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    return toolResult(answer);
+  });
+  return server;
+}

@@ -1,0 +1,66 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { DEV_KEY, json } from "../helpers.ts";
+
+/** An urgent ticket: the shipped policy's `urgent_ticket` rule asks a person for it. */
+export function urgentTicket(key: string, ticketId = `T-${crypto.randomUUID()}`) {
+  return {
+    tool: "create_ticket",
+    args: { ticket_id: ticketId, title: "Checkout is down", priority: "urgent" },
+    idempotency_key: key,
+  };
+}
+
+/** POST a JSON body to a fence route with `key` (the development operator by default). */
+export function postJson(path: string, body: unknown, key: string = DEV_KEY): Promise<Response> {
+  return exports.default.fetch(`http://localhost${path}`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${key}`,
+      "Content-Type": "application/json",
+      // Loopback for the development key (honoured only from this machine), else an RFC 5737 address.
+      "CF-Connecting-IP": key === DEV_KEY ? "127.0.0.1" : "192.0.2.77",
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Approve or deny an approval of `run` as `key`. */
+export function decide(
+  run: string,
+  approvalId: string,
+  decision: "approve" | "deny",
+  note = "",
+  key: string = DEV_KEY,
+): Promise<Response> {
+  return postJson(`/v1/runs/${run}/approvals/${approvalId}`, { decision, note }, key);
+}
+
+/** The 202 body of a call that waits for a person. */
+export interface Pending {
+  decision: string;
+  reason: string;
+  approval_id: string;
+  expires_at: string;
+  rule: string;
+  call_id: string;
+  retry_after_s: number;
+}
+
+/** Read a 202 answer, failing the test if it is anything else. */
+export async function pendingOf(res: Response): Promise<Pending> {
+  if (res.status !== 202) throw new Error(`expected 202, got ${res.status}: ${await res.text()}`);
+  return json<Pending>(res);
+}
+
+/** Move an approval's expiry into the past, as if its time had run out. */
+export async function lapse(run: string, approvalId: string, tenant = "default"): Promise<void> {
+  const stub = env.RUN_LEDGER.getByName(`${tenant}/${run}`);
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec(
+      "UPDATE approval SET expires_at = ? WHERE id = ?",
+      Date.now() - 1,
+      approvalId,
+    );
+  });
+}

@@ -1,0 +1,104 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { fingerprint } from "../../src/core/canonical.ts";
+import type { LedgerProposal } from "../../src/ledger/protocol.ts";
+import { dev, json, newRun, propose, runStatus, seedTicket, ticketCall } from "../helpers.ts";
+
+const EVIDENCE = { contentType: "application/json", payload: "{}", truncated: false };
+
+/** A worker admits `p` in run `run` and dies: nothing ever settles it. */
+async function admitAndDie(run: string, p: Partial<LedgerProposal> & { tool: string }) {
+  const stub = env.RUN_LEDGER.getByName(`default/${run}`);
+  const args = { service: "auth", window: "5m" };
+  const answer = await stub.propose(
+    { tenant: "default", runId: run },
+    {
+      callId: crypto.randomUUID(),
+      form: "canonical",
+      effect: "read",
+      paid: true,
+      key: null,
+      fingerprint: await fingerprint(p.tool, args),
+      args: JSON.stringify(args),
+      target: null,
+      leaseMs: 60_000,
+      outcome: null,
+      evidence: EVIDENCE,
+      ...p,
+    },
+  );
+  expect(answer.kind).toBe("admit");
+  return stub;
+}
+
+/** Let every lease of the run run out, then ring its alarm as the runtime would. */
+async function leasesRunOut(
+  stub: DurableObjectStub<import("../../src/ledger/RunLedger.ts").RunLedger>,
+) {
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("UPDATE audit SET lease_expires_at = ? WHERE decision = 'pending'", 1);
+    state.storage.sql.exec("UPDATE idempotency_key SET lease_expires_at = ?", 1);
+  });
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+describe("calls whose worker died", () => {
+  it("settles a pending read as abandoned when its lease runs out, and keeps its charge", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs" });
+    expect((await runStatus(run)).decisions).toEqual({ pending: 1 });
+    await leasesRunOut(stub);
+    const status = await runStatus(run);
+    expect(status.decisions).toEqual({ abandoned: 1 });
+    expect(status.budget.paid_calls.used).toBe(1);
+    const audit = await json<{ entries: { decision: string; duration_ms: number }[] }>(
+      await dev.get(`/v1/runs/${run}/audit`),
+    );
+    expect(audit.entries[0]?.decision).toBe("abandoned");
+    expect(audit.entries[0]?.duration_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("lets the abandoned mutation's key run again once, without a second charge", async () => {
+    const run = newRun("abandon");
+    const ticket = await seedTicket();
+    const args = { ticket_id: ticket, body: "after a crash" };
+    const stub = await admitAndDie(run, {
+      tool: "add_comment",
+      effect: "mutate",
+      key: "k-abandoned-1",
+      fingerprint: await fingerprint("add_comment", args),
+    });
+    await leasesRunOut(stub);
+    const retried = await propose(run, ticketCall("add_comment", args, "k-abandoned-1"));
+    expect(await json(retried)).toMatchObject({ decision: "applied" });
+    const status = await runStatus(run);
+    expect(status.budget.mutations.used).toBe(1);
+    expect(status.decisions).toEqual({ abandoned: 1, applied: 1 });
+  });
+
+  it("keeps an abandoned entry final when its worker settles late", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs", callId: "late-call" });
+    await leasesRunOut(stub);
+    const outcome = {
+      decision: "applied" as const,
+      reason: null,
+      status: 200,
+      body: "{}",
+      cache: null,
+    };
+    await stub.settle(
+      { tenant: "default", runId: run },
+      { callId: "late-call", key: null, outcome, durationMs: 1 },
+    );
+    expect((await runStatus(run)).decisions).toEqual({ abandoned: 1 });
+  });
+
+  it("leaves an entry alone while its lease runs", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs" });
+    await runDurableObjectAlarm(stub);
+    expect((await runStatus(run)).decisions).toEqual({ pending: 1 });
+  });
+});

@@ -1,0 +1,76 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { TargetClaim } from "../../src/ledger/protocol.ts";
+import { callerWith, json, newRun, ticketCall } from "../helpers.ts";
+
+function claimOf(tenant: string, runId: string, target: string): TargetClaim {
+  return {
+    tool: "create_ticket",
+    arg: "ticket_id",
+    target,
+    max: 1,
+    runId,
+    intent: `k-${runId}`,
+    callId: crypto.randomUUID(),
+    tenant,
+    leaseMs: 60_000,
+  };
+}
+
+/** Let every unconfirmed claim's lease run out, then ring the tenant's alarm. */
+async function claimLeasesRunOut(tenant: string) {
+  const stub = env.TENANT_LEDGER.getByName(tenant);
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("UPDATE target_claim SET lease_expires_at = 1 WHERE confirmed = 0");
+  });
+  expect(await runDurableObjectAlarm(stub)).toBe(true);
+  return stub;
+}
+
+describe("tenant-wide target claims", () => {
+  it("releases a claim whose worker died before its run decided", async () => {
+    const agent = await callerWith();
+    const target = `T-${crypto.randomUUID()}`;
+    const stub = env.TENANT_LEDGER.getByName(agent.tenant);
+    // A worker claims the target and dies before its run ever sees the call.
+    expect(await stub.claim(claimOf(agent.tenant, newRun(), target))).toEqual({
+      kind: "held",
+      fresh: true,
+    });
+    const blocked = await agent.propose(
+      newRun(),
+      ticketCall("create_ticket", { ticket_id: target }, "k-lease-blocked"),
+    );
+    expect(await json(blocked)).toMatchObject({ reason: "target_cap_exhausted" });
+    await claimLeasesRunOut(agent.tenant);
+    const freed = await agent.propose(
+      newRun(),
+      ticketCall("create_ticket", { ticket_id: target }, "k-lease-freed1"),
+    );
+    expect(await json(freed)).toMatchObject({ decision: "applied" });
+  });
+
+  it("confirms, never releases, a claim whose run admitted the call", async () => {
+    const agent = await callerWith();
+    const target = `T-${crypto.randomUUID()}`;
+    const run = newRun();
+    const first = await agent.propose(
+      run,
+      ticketCall("create_ticket", { ticket_id: target }, "k-lease-first1"),
+    );
+    expect(await json(first)).toMatchObject({ decision: "applied" });
+    const stub = await claimLeasesRunOut(agent.tenant);
+    const rows = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql
+        .exec("SELECT confirmed FROM target_claim WHERE target = ?", target)
+        .toArray(),
+    );
+    expect(rows).toEqual([{ confirmed: 1 }]);
+    const again = await agent.propose(
+      newRun(),
+      ticketCall("create_ticket", { ticket_id: target }, "k-lease-again1"),
+    );
+    expect(await json(again)).toMatchObject({ reason: "target_cap_exhausted" });
+  });
+});

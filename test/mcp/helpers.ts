@@ -1,0 +1,36 @@
+import { exports } from "cloudflare:workers";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { addressFor, DEV_KEY } from "../helpers.ts";
+
+/** How the client negotiates the protocol era. */
+export type Era = "legacy" | "auto";
+
+/** A real MCP SDK client connected to a run's MCP endpoint of the worker under test. */
+export async function mcpClient(
+  runId: string,
+  opts: { era?: Era; key?: string } = {},
+): Promise<Client> {
+  const key = opts.key ?? DEV_KEY;
+  const address = addressFor(key);
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`http://localhost/v1/runs/${runId}/mcp`),
+    {
+      requestInit: {
+        headers: { Authorization: `Bearer ${key}`, "CF-Connecting-IP": address, Host: "localhost" },
+      },
+      fetch: (input, init) => exports.default.fetch(new Request(input, init)),
+    },
+  );
+  const client = new Client(
+    { name: "toolfence-test", version: "1.0.0" },
+    { versionNegotiation: { mode: opts.era ?? "legacy" } },
+  );
+  await client.connect(transport);
+  return client;
+}
+
+/** The text of a tool result's first content block, parsed as JSON. */
+export function firstJson(result: { content?: unknown }): Record<string, unknown> {
+  const content = (result.content ?? []) as { type: string; text?: string }[];
+  return JSON.parse(content[0]?.text ?? "null") as Record<string, unknown>;
+}

@@ -1,0 +1,133 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { entryHash, genesis } from "../../src/core/audit-chain.ts";
+import { newSigningKey, publicJwk, signHead } from "../../src/core/audit-head.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const dir = mkdtempSync(join(tmpdir(), "toolfence-audit-cli-"));
+
+function chain(n: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  let prev = genesis("acme", "r1");
+  for (let seq = 1; seq <= n; seq++) {
+    const e: Record<string, unknown> = { seq, prev, decision: "applied", tool: "noop", of: null };
+    e.hash = entryHash(e);
+    prev = e.hash as string;
+    out.push(e);
+  }
+  return out;
+}
+
+function file(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const ndjson = (entries: Record<string, unknown>[]) =>
+  entries.map((e) => JSON.stringify(e)).join("\n");
+
+function verify(...args: string[]) {
+  const run = spawnSync(process.execPath, [join(ROOT, "scripts/audit.ts"), "verify", ...args], {
+    encoding: "utf8",
+  });
+  return { code: run.status, out: run.stdout ? JSON.parse(run.stdout) : null, err: run.stderr };
+}
+
+describe("npm run audit -- verify", () => {
+  it("passes an intact log and a log with a good signed head", async () => {
+    const log = chain(4);
+    const key = await newSigningKey();
+    const head = await signHead(
+      {
+        tenant: "acme",
+        run: "r1",
+        seq: 4,
+        hash: log[3]?.hash as string,
+        at: "2026-12-03T00:00:00Z",
+      },
+      key,
+    );
+    const f = file("ok.ndjson", ndjson(log));
+    expect(verify("--file", f, "--tenant", "acme", "--run", "r1")).toMatchObject({
+      code: 0,
+      out: { ok: true, entries: 4 },
+    });
+    const withHead = verify(
+      "--file",
+      f,
+      "--head",
+      file("h.json", JSON.stringify(head)),
+      "--keys",
+      file("k.json", JSON.stringify({ keys: [publicJwk(key)] })),
+    );
+    expect(withHead).toMatchObject({ code: 0, out: { ok: true, signed: key.kid } });
+  });
+
+  it("names the first bad seq of an edited log, and a truncation against the head", async () => {
+    const log = chain(4);
+    const edited = log.map((e) => (e.seq === 2 ? { ...e, tool: "add_comment" } : e));
+    expect(
+      verify("--file", file("ed.ndjson", ndjson(edited)), "--tenant", "acme", "--run", "r1"),
+    ).toMatchObject({
+      code: 1,
+      out: { ok: false, first_bad_seq: 2 },
+    });
+    const key = await newSigningKey();
+    const head = await signHead(
+      {
+        tenant: "acme",
+        run: "r1",
+        seq: 4,
+        hash: log[3]?.hash as string,
+        at: "2026-12-03T00:00:00Z",
+      },
+      key,
+    );
+    const cut = verify(
+      "--file",
+      file("cut.ndjson", ndjson(log.slice(0, 3))),
+      "--head",
+      file("h2.json", JSON.stringify(head)),
+    );
+    expect(cut).toMatchObject({
+      code: 1,
+      out: { first_bad_seq: 4, problem: expect.stringContaining("truncated") },
+    });
+  });
+
+  it("fails a head with a bad signature or an unknown key", async () => {
+    const log = chain(2);
+    const [key, other] = [await newSigningKey(), await newSigningKey()];
+    const head = await signHead(
+      {
+        tenant: "acme",
+        run: "r1",
+        seq: 2,
+        hash: log[1]?.hash as string,
+        at: "2026-12-03T00:00:00Z",
+      },
+      key,
+    );
+    const f = file("two.ndjson", ndjson(log));
+    const keys = file("ko.json", JSON.stringify({ keys: [publicJwk(other)] }));
+    expect(
+      verify("--file", f, "--head", file("h3.json", JSON.stringify(head)), "--keys", keys),
+    ).toMatchObject({
+      code: 1,
+      out: { problem: expect.stringContaining("unknown key") },
+    });
+    const forged = file("h4.json", JSON.stringify({ ...head, kid: other.kid }));
+    expect(verify("--file", f, "--head", forged, "--keys", keys)).toMatchObject({
+      code: 1,
+      out: { problem: "head: bad signature" },
+    });
+  });
+
+  it("refuses to guess the run without a head or --tenant and --run", () => {
+    expect(verify("--file", file("x.ndjson", ndjson(chain(1))))).toMatchObject({ code: 2 });
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  type CallOutcome,
+  createClient,
+  type ToolArgs,
+  type ToolName,
+} from "../../client/index.ts";
+
+const run = createClient({
+  url: "http://127.0.0.1:1",
+  key: "k",
+  fetch: async () => Response.json({ decision: "applied", result: { ok: true } }),
+}).run("r");
+
+/**
+ * Checked by `tsc --noEmit` in `npm test`: each `@ts-expect-error` fails the typecheck if the
+ * line below it ever compiles, so a wrong tool name or argument is an error in an agent's code.
+ */
+describe("the typed client", () => {
+  it("infers tool names and arguments from the contracts", async () => {
+    expectTypeOf<ToolName>().toEqualTypeOf<
+      "create_ticket" | "add_comment" | "noop" | "fetch_service_logs" | "get_ticket"
+    >();
+    expectTypeOf<ToolArgs<"add_comment">>().toEqualTypeOf<{ ticket_id: string; body: string }>();
+    await run.call(
+      "create_ticket",
+      { ticket_id: "T-1", priority: "high" },
+      { key: "k-typed-0001" },
+    );
+    // @ts-expect-error: no tool of this name
+    await run.call("delete_everything", {});
+    // @ts-expect-error: priority is one of low, normal, high, urgent
+    await run.call("create_ticket", { ticket_id: "T-1", priority: "HIGH" });
+    // @ts-expect-error: window is a string like 5m, not a number
+    await run.call("fetch_service_logs", { service: "auth", window: 5 });
+    // @ts-expect-error: add_comment needs a body
+    await run.call("add_comment", { ticket_id: "T-1" });
+  });
+
+  it("discriminates the outcome on decision", async () => {
+    const outcome = await run.call("get_ticket", { ticket_id: "T-1" });
+    expectTypeOf(outcome).toEqualTypeOf<CallOutcome<"get_ticket">>();
+    if (outcome.decision === "applied") {
+      expectTypeOf<typeof outcome.result.ticket.status>().toEqualTypeOf<"open" | "closed">();
+    }
+    if (outcome.decision === "block") expectTypeOf(outcome.reason).toEqualTypeOf<string>();
+    if (outcome.decision === "needs_approval") {
+      expectTypeOf(outcome.approval_id).toEqualTypeOf<string>();
+    }
+  });
+});

@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The layers of `src/` (ARCHITECTURE.md): a module may import its own folder, any lower
+ * layer, and only *types* from another folder of its own layer. Nothing imports upward.
+ */
+const LAYERS: Record<string, number> = {
+  "src/core": 0,
+  "src/fence.ts": 1,
+  "src/ledger": 2,
+  "src/cache": 2,
+  "src/execute": 2,
+  "src/http": 3,
+  "src/mcp": 4,
+  "src/console": 4,
+  "src/demo": 4,
+  "src/app.ts": 5,
+  "src/index.ts": 6,
+};
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+function sources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(ROOT, path)).isDirectory()) return sources(path);
+    return /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+/** The layer unit of a repository path: its `src/` folder, or the file itself. */
+function unitOf(path: string): string | null {
+  return Object.keys(LAYERS).find((u) => path === u || path.startsWith(`${u}/`)) ?? null;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+/** Every relative or platform import of a file (static `import … from` and `export … from`). */
+function importsOf(path: string): Edge[] {
+  const text = readFileSync(join(ROOT, path), "utf8");
+  const edges: Edge[] = [];
+  for (const m of text.matchAll(/^(import|export)(\s+type)?\b[^;]*?from\s+"([^"]+)"/gms)) {
+    const spec = m[3] ?? "";
+    const to = spec.startsWith(".")
+      ? relative(ROOT, resolve(dirname(join(ROOT, path)), spec))
+      : spec;
+    edges.push({ from: path, to, typeOnly: m[2] !== undefined });
+  }
+  return edges;
+}
+
+function violations(): string[] {
+  const bad: string[] = [];
+  for (const path of sources("src")) {
+    const from = unitOf(path);
+    if (from === null) continue;
+    for (const edge of importsOf(path)) {
+      if (edge.to.startsWith("cloudflare:") && LAYERS[from] === 0) {
+        bad.push(`${path} imports ${edge.to}: the core never touches the platform`);
+        continue;
+      }
+      const to = unitOf(edge.to);
+      if (to === null || to === from) continue;
+      const [a, b] = [LAYERS[from] ?? 0, LAYERS[to] ?? 0];
+      if (b > a || (b === a && !edge.typeOnly)) bad.push(`${path} imports ${edge.to}`);
+      if (to === "src/demo" && from !== "src/index.ts") bad.push(`${path} imports the demo`);
+    }
+  }
+  return bad;
+}
+
+describe("the layers of src/", () => {
+  it("no module imports a higher layer, a sibling's code, or the platform from the core", () => {
+    expect(violations()).toEqual([]);
+  });
+
+  it("every folder and top-level file of src/ has a layer", () => {
+    const units = readdirSync(join(ROOT, "src"))
+      .map((name) => `src/${name}`)
+      .filter((p) => statSync(join(ROOT, p)).isDirectory() || /\.tsx?$/.test(p))
+      .filter((p) => p !== "src/env.d.ts");
+    expect(units.filter((u) => !(u in LAYERS))).toEqual([]);
+  });
+
+  it("the import scanner sees the edges a layer check needs", () => {
+    const edges = importsOf("src/app.ts").map((e) => e.to);
+    expect(edges).toContain("src/core/catalogue.ts");
+    expect(edges).toContain("hono");
+  });
+});
+
+describe("client/", () => {
+  it("imports no platform module and nothing of the server but the contracts' types", () => {
+    const bad = sources("client").flatMap((path) =>
+      importsOf(path)
+        .filter(
+          (e) =>
+            e.to.startsWith("cloudflare:") ||
+            e.to.startsWith("src/") ||
+            (e.to.startsWith("contracts/") && !e.typeOnly),
+        )
+        .map((e) => `${path} imports ${e.to}`),
+    );
+    expect(bad).toEqual([]);
+    expect(sources("client").length).toBeGreaterThan(0);
+  });
+});
