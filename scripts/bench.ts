@@ -1,13 +1,16 @@
 /**
  * `npm run bench [-- --quick]`: what the fence costs, as figures, never as assertions.
  * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
+ * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
-import { benchHttp } from "./bench/http.ts";
+import { benchHttp, FLOOR_CONFIG } from "./bench/http.ts";
+import { benchScale } from "./bench/scale.ts";
+import { benchState, DISK_STATE } from "./bench/state.ts";
 import { markdown, plain, type Table } from "./bench/table.ts";
 import { startDev } from "./lib/dev-server.ts";
 import { DEFAULT_KEY } from "./lib/target.ts";
@@ -41,28 +44,57 @@ function show(tables: Table[], t: Table): void {
   process.stdout.write(`\n${plain(t)}`);
 }
 
+/** The load simulation alone, against a fresh fence; printed, not written to BENCHMARKS.md. */
+async function scale(): Promise<void> {
+  process.stderr.write("starting wrangler dev…\n");
+  mkdirSync(DISK_STATE, { recursive: true });
+  const dev = await startDev(
+    { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY },
+    { stateRoot: DISK_STATE },
+  );
+  try {
+    process.stdout.write(`\n${plain(await benchScale(dev.url, quick))}\n${machine()}\n`);
+  } finally {
+    dev.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes("--scale")) return scale();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
   process.stderr.write("bundle and startup…\n");
   show(tables, benchBundle());
-  process.stderr.write("starting wrangler dev…\n");
-  const dev = await startDev({ DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY });
-  const stop = () => {
+  process.stderr.write("starting wrangler dev: the fence and the floor…\n");
+  mkdirSync(DISK_STATE, { recursive: true });
+  const vars = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
+  const dev = await startDev(vars, { stateRoot: DISK_STATE });
+  const floor = await startDev({}, { stateRoot: DISK_STATE, config: FLOOR_CONFIG }).catch((e) => {
     dev.stop();
+    throw e;
+  });
+  const stopBoth = () => {
+    floor.stop();
+    dev.stop();
+  };
+  const stop = () => {
+    stopBoth();
     process.exit(130);
   };
   process.once("SIGINT", stop);
   try {
     process.stderr.write("end to end…\n");
-    show(tables, await benchHttp(dev.url, quick));
+    show(tables, await benchHttp({ fence: dev.url, floor: floor.url }, quick));
     process.stderr.write("growth…\n");
     show(tables, await benchGrowth(dev.url, growth, quick));
   } finally {
     process.off("SIGINT", stop);
-    dev.stop();
+    stopBoth();
   }
+  process.stderr.write("state on disk and on tmpfs…\n");
+  const state = await benchState(quick);
+  if (state !== null) show(tables, state);
   const doc = [
     "# Benchmarks",
     "",

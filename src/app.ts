@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
@@ -9,11 +10,12 @@ import {
   tenantApprovals,
 } from "./http/approvals.ts";
 import { publishedKeys } from "./http/audit-keys.ts";
+import { auditHead, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
-import { openApiDocument } from "./http/openapi/document.ts";
+import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
@@ -41,8 +43,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
-  // Public, like the health check: it describes the API, it grants nothing.
-  app.get("/openapi.json", (c) => c.json(openApiDocument(fence)));
+  // Public: the document describes the API and grants nothing, so it needs no key.
+  app.get("/openapi.json", () => openApiDocument());
   // Public: anyone may check a signed audit head offline against these keys.
   app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 
@@ -68,6 +70,8 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.put("/v1/runs/:run_id", withRun(openRun));
   app.get("/v1/runs/:run_id", withRun(runStatus));
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
+  app.get("/v1/runs/:run_id/audit/head", requireRole("operator"), withRun(auditHead));
+  app.get("/v1/runs/:run_id/audit/verify", requireRole("operator"), withRun(auditVerify));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
   app.get("/v1/approvals", requireRole("operator"), tenantApprovals);
@@ -76,6 +80,9 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.post("/v1/runs/:run_id/approvals/:approval_id", requireRole("operator"), decide);
   const resolve = withRun(resolveEscalation);
   app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
+
+  // The operator console: HTML pages under /console with their own guards and sessions.
+  app.route("/", buildConsole(fence));
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

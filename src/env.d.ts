@@ -1,11 +1,16 @@
 // Variables the worker reads that wrangler.toml must not declare, so `wrangler types` cannot
-// see them: they are set only for local runs, never by `wrangler deploy`.
+// see them: they are set only for local runs or as secrets, never by `wrangler deploy`.
 interface Env {
   /**
    * The development key: set by `npm run dev` (`wrangler dev --var`) and vitest.config.ts,
    * and honoured only on a loopback host (src/http/auth.ts).
    */
   DEV_KEY?: string;
+  /**
+   * Signs operator console sessions (src/console/session.ts): a Worker secret of at least
+   * 32 characters (`wrangler secret put CONSOLE_SECRET`); `npm run dev` sets a random one.
+   */
+  CONSOLE_SECRET?: string;
 }
 
 // Set per deployment (`wrangler secret put`, or `--var` locally) when new approvals should be

@@ -10,6 +10,7 @@ interface AuditPage {
     reason: string | null;
     tool: string | null;
     payload: string;
+    of: number | null;
   }[];
   next_after: number | null;
 }
@@ -41,14 +42,16 @@ describe("the kill switch and the audit log", () => {
     await post(`/v1/runs/${run}/halt`);
     await propose(run, { tool: "noop", args: {} });
     const page = await json<AuditPage>(await get(`/v1/runs/${run}/audit`));
-    expect(page.entries.map((e) => [e.decision, e.reason])).toEqual([
-      ["applied", null],
-      ["block", "malformed_payload"],
-      ["block", "unknown_tool"],
-      ["block", "contract_violation"],
-      ["applied", null],
-      ["replayed", null],
-      ["block", "run_halted"],
+    // An admitted call that reached its tool is two entries: pending, then its outcome `of` it.
+    expect(page.entries.map((e) => [e.seq, e.decision, e.reason, e.of])).toEqual([
+      [1, "applied", null, null],
+      [2, "block", "malformed_payload", null],
+      [3, "block", "unknown_tool", null],
+      [4, "block", "contract_violation", null],
+      [5, "pending", null, null],
+      [6, "applied", null, 5],
+      [7, "replayed", null, null],
+      [8, "block", "run_halted", null],
     ]);
     expect(page.entries[1]?.payload).toBe("not json at all");
     const status = await runStatus(run);

@@ -230,3 +230,18 @@ export async function proposeThrough(
   await waitOnExecutionContext(ctx);
   return response;
 }
+
+/**
+ * An audit page folded to one entry per call, as each call ended: an outcome entry (`of` an
+ * admitted call's entry) takes the place of the entry it settles.
+ */
+export function foldCalls<T extends { seq: number; of?: number | null }>(
+  entries: readonly T[],
+): T[] {
+  const bySeq = new Map<number, T>();
+  for (const e of entries) {
+    if (e.of !== null && e.of !== undefined && bySeq.has(e.of)) bySeq.set(e.of, e);
+    else bySeq.set(e.seq, e);
+  }
+  return [...bySeq.values()];
+}

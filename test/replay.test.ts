@@ -22,16 +22,16 @@ async function savedAudit(): Promise<string> {
   const [t1, t2, t3, t4] = [1, 2, 3, 4].map(() => `T-${crypto.randomUUID()}`);
   const create = (t: string | undefined, k: string) =>
     propose(run, ticketCall("create_ticket", { ticket_id: t }, `k-${k}-${run}`.slice(0, 100)));
-  await propose(run, { tool: "noop", args: { note: "hello" } }); // 1 applied
-  await create(t1, "c1"); // 2 applied
-  await create(t1, "c2"); // 3 target_cap_exhausted
-  await create(t2, "c3"); // 4 applied
-  await create(t2, "c3"); // 5 replayed
-  await create(t3, "c4"); // 6 applied
-  await create(t4, "c5"); // 7 budget_exhausted
-  await propose(run, { tool: "fetch_service_logs", args: { service: "api", window: "1 day" } }); // 8
+  await propose(run, { tool: "noop", args: { note: "hello" } }); // seq 1 applied
+  await create(t1, "c1"); // seq 2 pending, 3 applied
+  await create(t1, "c2"); // 4 target_cap_exhausted
+  await create(t2, "c3"); // 5 pending, 6 applied
+  await create(t2, "c3"); // 7 replayed
+  await create(t3, "c4"); // 8 pending, 9 applied
+  await create(t4, "c5"); // 10 budget_exhausted
+  await propose(run, { tool: "fetch_service_logs", args: { service: "api", window: "1 day" } }); // 11
   await post(`/v1/runs/${run}/halt`);
-  await propose(run, { tool: "noop", args: {} }); // 9 run_halted
+  await propose(run, { tool: "noop", args: {} }); // 12 run_halted
   const res = await get(`/v1/runs/${run}/audit`, { Accept: "application/x-ndjson" });
   return res.text();
 }
@@ -65,9 +65,10 @@ describe("replaying a saved audit", () => {
       await savedAudit(),
       fenceOf({ ...policy, max_mutations: 5, tools }),
     );
+    // seqs of the log: a call that reached its tool is two entries (pending, then its outcome).
     expect(report.changed.map((c) => [c.seq, c.before, c.after])).toEqual([
-      [3, "target_cap_exhausted", "admitted"],
-      [7, "budget_exhausted", "admitted"],
+      [4, "target_cap_exhausted", "admitted"],
+      [10, "budget_exhausted", "admitted"],
     ]);
   });
 
@@ -84,11 +85,11 @@ describe("replaying a saved audit", () => {
     );
     expect(report.changed.map((c) => [c.seq, c.before, c.after])).toEqual([
       [1, "admitted", "contract_violation"],
-      [3, "target_cap_exhausted", "tool_cap_exhausted"],
-      [4, "admitted", "tool_cap_exhausted"],
-      [5, "replayed", "tool_cap_exhausted"],
-      [6, "admitted", "tool_cap_exhausted"],
-      [7, "budget_exhausted", "tool_cap_exhausted"],
+      [4, "target_cap_exhausted", "tool_cap_exhausted"],
+      [5, "admitted", "tool_cap_exhausted"],
+      [7, "replayed", "tool_cap_exhausted"],
+      [8, "admitted", "tool_cap_exhausted"],
+      [10, "budget_exhausted", "tool_cap_exhausted"],
     ]);
   });
 

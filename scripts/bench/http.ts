@@ -2,12 +2,21 @@ import autocannon from "autocannon";
 import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
 import type { Table } from "./table.ts";
 
-/** One load: what autocannon sends, and how to label it. */
+/** Which floor a path is held against. */
+type FloorKind = "one" | "two";
+
+/** One load: what autocannon sends, where, and how to label it. */
 interface Scenario {
   /** Row label. */
   name: string;
-  /** The request, rewritten per request when `setup` is given. */
+  /** The server: the fence, or the floor worker. */
+  server: "fence" | "floor";
+  /** The request, rewritten per request when `setupRequest` is given. */
   request: autocannon.Request;
+  /** The floor the row is compared with, if any. */
+  floor?: FloorKind;
+  /** The least ratio to that floor the path should reach, if it has a target. */
+  target?: number;
 }
 
 const JSON_HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" };
@@ -41,22 +50,60 @@ function rotating(
   };
 }
 
-function scenarios(prefix: string, cacheLabel: string): Scenario[] {
-  const bare: Scenario = {
-    name: "bare route GET /healthz",
-    request: { method: "GET", path: "/healthz" },
+/** The floor worker's rows: a bare route, one insert per request, two sequential steps. */
+function floorScenarios(prefix: string): Scenario[] {
+  const steps = (kind: FloorKind): autocannon.Request => {
+    let i = 0;
+    return {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      setupRequest: (req) => ({
+        ...req,
+        path: `/${kind}/${prefix}-${Math.floor(i++ / 20)}`,
+        body: NOOP,
+      }),
+    };
   };
   return [
-    bare,
-    { name: cacheLabel, request: rotating(`${prefix}-hit`, 20, () => REPEATED_READ) },
+    {
+      name: "floor: one insert (worker → object, 1 SQLite insert)",
+      server: "floor",
+      request: steps("one"),
+    },
+    {
+      name: "floor: two steps (2 sequential RPCs, 1 insert each)",
+      server: "floor",
+      request: steps("two"),
+    },
+  ];
+}
+
+function scenarios(prefix: string, cacheLabel: string): Scenario[] {
+  return [
+    {
+      name: "bare route GET /healthz",
+      server: "fence",
+      request: { method: "GET", path: "/healthz" },
+    },
+    ...floorScenarios(prefix),
+    {
+      name: cacheLabel,
+      server: "fence",
+      request: rotating(`${prefix}-hit`, 20, () => REPEATED_READ),
+      floor: "one",
+      target: 0.85,
+    },
     {
       name: "read miss (fetch_service_logs, new args each call)",
+      server: "fence",
       request: rotating(`${prefix}-miss`, 20, (i) =>
         JSON.stringify({ tool: "fetch_service_logs", args: { service: `svc-${i}`, window: "5m" } }),
       ),
+      floor: "two",
     },
     {
-      name: "mutation (create_ticket, new key each call, 3 per run)",
+      name: "mutation (create_ticket: target claim + 2 ledger steps + tickets object)",
+      server: "fence",
       request: rotating(`${prefix}-mut`, 3, (i) =>
         JSON.stringify({
           tool: "create_ticket",
@@ -64,14 +111,22 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
           idempotency_key: `k-bench-${prefix}-${i}`,
         }),
       ),
+      floor: "two",
+      target: 0.85,
     },
     {
       name: "refused call (malformed body, 400 by design: gate + 1 ledger write)",
+      server: "fence",
       request: rotating(`${prefix}-bad`, 20, () => '{"tool":"noop","args":{}'),
+      floor: "one",
+      target: 0.85,
     },
     {
       name: "noop call (gate + 1 ledger call, answered by the fence)",
+      server: "fence",
       request: rotating(`${prefix}-noop`, 20, () => NOOP),
+      floor: "one",
+      target: 0.85,
     },
   ];
 }
@@ -94,71 +149,124 @@ async function cacheLabel(url: string, prefix: string): Promise<string> {
 
 /** Figures of one scenario over all rounds. */
 interface Figures {
-  name: string;
+  scenario: Scenario;
   rps: number[];
   p50: number[];
   p99: number[];
   failed: number;
 }
 
+/** A table row's cells. */
+export type Row = string[];
+
+/** The floor worker's wrangler config, for `startDev`. */
+export const FLOOR_CONFIG = "scripts/bench/floor/wrangler.toml";
+
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
- * Every scenario under the same load, one after another, in `ROUNDS` rounds against one
- * `wrangler dev`, so a slow minute of a shared machine spreads over all rows alike.
+ * Every scenario under the same load, one after another, in `ROUNDS` rounds, the fence's and
+ * the floor worker's rows interleaved, so a slow minute of a shared machine spreads over all
+ * rows alike.
  */
 const ROUNDS = 2;
+const CONNECTIONS = 8;
 
-export async function benchHttp(url: string, quick: boolean): Promise<Table> {
-  const prefix = `bench-${Date.now().toString(36)}`;
-  const duration = quick ? 2 : 6;
-  const connections = 10;
-  const list = scenarios(prefix, await cacheLabel(url, prefix));
-  const figures: Figures[] = list.map((s) => ({
-    name: s.name,
+/** The two servers under test. */
+export interface Servers {
+  /** The fence's `wrangler dev`. */
+  fence: string;
+  /** The floor worker's `wrangler dev`. */
+  floor: string;
+}
+
+/** Run `list` against `servers`, interleaved, for `duration` s per row and round. */
+export async function measureRows(
+  servers: Servers,
+  list: Scenario[],
+  duration: number,
+): Promise<Figures[]> {
+  const figures: Figures[] = list.map((scenario) => ({
+    scenario,
     rps: [],
     p50: [],
     p99: [],
     failed: 0,
   }));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, s] of list.entries()) {
-      const r = await autocannon({ url, connections, duration, requests: [s.request] });
-      const f = figures[i];
-      if (f === undefined) continue;
+    for (const f of figures) {
+      const url = servers[f.scenario.server];
+      const r = await autocannon({
+        url,
+        connections: CONNECTIONS,
+        duration,
+        requests: [f.scenario.request],
+      });
       f.rps.push(r.requests.average);
       f.p50.push(r.latency.p50);
       f.p99.push(r.latency.p99);
       f.failed += r.non2xx + r.errors + r.timeouts;
-      process.stderr.write(`  ${s.name}: ${Math.round(r.requests.average)} req/s\n`);
+      process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
   }
-  const bareRps = figures[0]?.rps ?? [];
-  const bare = mean(bareRps);
-  const targets: Record<number, number> = { 1: 0.8, 3: 0.5 };
-  const rows = figures.map((f, i) => {
-    const ratio = mean(f.rps) / bare;
-    const target = targets[i];
-    return [
-      f.name,
-      Math.round(mean(f.rps)).toString(),
-      mean(f.p50).toFixed(0),
-      Math.max(...f.p99).toFixed(0),
-      String(f.failed),
-      `${ratio.toFixed(2)}x`,
-      target === undefined ? "" : `≥ ${target}x: ${ratio >= target ? "met" : "missed"}`,
-    ];
-  });
-  const spread = bareRps.map((x) => Math.round(x)).join(" and ");
+  return figures;
+}
+
+/** A row's ratio to its floor and the verdict on its target, as cells. */
+function floorCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
+  const kind = f.scenario.floor;
+  if (kind === undefined) return ["", ""];
+  const ratio = mean(f.rps) / floors[kind];
+  const target = f.scenario.target;
+  const verdict =
+    target === undefined
+      ? ""
+      : `≥ ${target}x ${kind === "one" ? "one-insert" : "two-step"}: ${ratio >= target ? "met" : "missed"}`;
+  return [`${ratio.toFixed(2)}x ${kind === "one" ? "one-insert" : "two-step"}`, verdict];
+}
+
+export async function benchHttp(servers: Servers, quick: boolean): Promise<Table> {
+  const prefix = `bench-${Date.now().toString(36)}`;
+  const duration = quick ? 2 : 6;
+  const figures = await measureRows(
+    servers,
+    scenarios(prefix, await cacheLabel(servers.fence, prefix)),
+    duration,
+  );
+  const rpsOf = (i: number) => mean(figures[i]?.rps ?? [0]);
+  const bare = rpsOf(0);
+  const floors = { one: rpsOf(1), two: rpsOf(2) };
+  const rows = figures.map((f) => [
+    f.scenario.name,
+    Math.round(mean(f.rps)).toString(),
+    mean(f.p50).toFixed(0),
+    Math.max(...f.p99).toFixed(0),
+    String(f.failed),
+    `${(mean(f.rps) / bare).toFixed(2)}x`,
+    ...floorCells(f, floors),
+  ]);
+  const spread = (figures[0]?.rps ?? []).map((x) => Math.round(x)).join(" and ");
   return {
-    title: "End to end through wrangler dev",
+    title: "End to end through wrangler dev, against the floor",
     note:
-      `autocannon, ${connections} connections, loopback, ${ROUNDS} rounds of ${duration} s per row ` +
-      `(req/s and p50: mean of the rounds; p99: the worse round; bare route: ${spread} req/s), one \`wrangler dev\` ` +
-      "started by the bench with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend answers at " +
-      "once and the fence, not the fake backend, is measured. Ratios are against the bare route. " +
-      "Latency in ms (autocannon's resolution is 1 ms).",
-    head: ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "vs bare", "target"],
+      `autocannon, ${CONNECTIONS} connections, loopback, ${ROUNDS} rounds of ${duration} s per row, the rows ` +
+      `interleaved (req/s and p50: mean of the rounds; p99: the worse round; bare route: ${spread} req/s). ` +
+      "Two `wrangler dev` servers: the fence, with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend " +
+      "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
+      "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each). " +
+      "The floor is what one durable record per call costs; the fence's rows are compared with the bare " +
+      "route and with the matching floor. The refused row's 400s are by design. Latency in ms.",
+    head: ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "vs bare", "vs floor", "target"],
     rows,
   };
+}
+
+/** Mean req/s of the floor's one-insert row and the fence's noop and mutation rows. */
+export async function stateRows(servers: Servers, duration: number): Promise<Map<string, number>> {
+  const prefix = `state-${Date.now().toString(36)}`;
+  const all = scenarios(prefix, "cache hit");
+  // The floor's two rows, the noop and the mutation (in the order scenarios() lists them).
+  const picked = [all[1], all[2], all[7], all[5]].filter((s) => s !== undefined);
+  const figures = await measureRows(servers, picked, duration);
+  return new Map(figures.map((f) => [f.scenario.name, mean(f.rps)]));
 }

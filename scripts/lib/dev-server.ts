@@ -40,25 +40,39 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
   throw new Error(`wrangler dev did not answer on ${url} within ${timeoutMs} ms`);
 }
 
+/** Where and what `wrangler dev` runs. */
+export interface DevOptions {
+  /** A wrangler config other than the project's own (the bench's floor worker). */
+  config?: string;
+  /** Folder the temporary state folder is made in: the OS's by default; `/dev/shm` for tmpfs. */
+  stateRoot?: string;
+}
+
 /**
  * Start `wrangler dev` on a free loopback port with fresh local state in a temporary
  * directory, passing `vars` as `--var NAME:VALUE`, and wait until it answers. A port can be
  * taken between the probe and wrangler's bind on a shared machine, so it tries three ports.
  */
-export async function startDev(vars: Record<string, string>): Promise<DevServer> {
+export async function startDev(
+  vars: Record<string, string>,
+  options: DevOptions = {},
+): Promise<DevServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(vars);
+      return await startOnce(vars, options);
     } catch (e) {
       if (attempt >= 3) throw e;
     }
   }
 }
 
-async function startOnce(vars: Record<string, string>): Promise<DevServer> {
+async function startOnce(vars: Record<string, string>, options: DevOptions): Promise<DevServer> {
   const port = await freePort();
-  const state = mkdtempSync(join(tmpdir(), "toolfence-bench-"));
+  const state = mkdtempSync(join(options.stateRoot ?? tmpdir(), "toolfence-bench-"));
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
+  // Two servers may run at once (the fence and the bench's floor): each its own inspector.
+  args.push("--inspector-port", String(await freePort()));
+  if (options.config !== undefined) args.push("--config", options.config);
   args.push("--log-level", "warn");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   // Its own process group, so stopping it stops workerd too.

@@ -66,7 +66,12 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
     if (flight !== null) {
       const landing = await flight;
       if (landing !== null) {
-        return { kind: "served", key, cache: landing.ok ? "hit-edge" : "miss", execution: landing };
+        return {
+          kind: "served",
+          key,
+          cache: landing.ok ? "hit-memory" : "miss",
+          execution: landing,
+        };
       }
       continue;
     }

@@ -1,8 +1,9 @@
 import type { ToolContract } from "../core/contract.ts";
 import { validateOutput } from "../core/validate.ts";
+import { MemoryTier, type TenantMemory } from "./memory.ts";
 
 /** Which tier answered a lookup. */
-export type HitTier = "hit-edge" | "hit-kv";
+export type HitTier = "hit-memory" | "hit-edge" | "hit-kv";
 
 /** A result found in one of the tiers. */
 export interface Hit {
@@ -14,6 +15,8 @@ export interface Hit {
 
 /** Where cached results live. */
 export interface ResultTiers {
+  /** This isolate's memory, scoped to the caller's tenant; null to go to the Cache API. */
+  memory: TenantMemory | null;
   /** This data centre's cache (`caches.default` on the call path). */
   edge: Cache;
   /** Origin of the edge tier's synthetic URLs (EDGE_ORIGIN on the call path). */
@@ -50,14 +53,37 @@ export function kvKey(key: string): string {
   return `result/v1/${key}`;
 }
 
-/** The tiers of the call path: this data centre's default cache and the `RESULTS` namespace. */
-export function tiersOf(env: Env): ResultTiers {
-  return { edge: caches.default, origin: EDGE_ORIGIN, kv: env.RESULTS };
+/**
+ * The isolate's one memory tier: module state lives as long as the isolate does. Its budget is
+ * the first RESULT_MEMORY_BYTES it is made with; a deployment's vars do not change under a
+ * running isolate.
+ */
+let isolateMemory: MemoryTier | null = null;
+
+function memoryOf(env: Env, tenant: string): TenantMemory | null {
+  const budget = Number(env.RESULT_MEMORY_BYTES);
+  if (!(budget > 0)) return null;
+  isolateMemory ??= new MemoryTier(budget);
+  return isolateMemory.scope(tenant);
 }
 
 /**
- * Look a key up in the edge tier, then in KV. A KV hit is copied back to the edge through
- * `defer`, so the answer does not wait for it. An entry past its `expires_at`, unreadable,
+ * The tiers of the call path: this isolate's memory (the tenant's share), this data centre's
+ * default cache and the `RESULTS` namespace.
+ */
+export function tiersOf(env: Env, tenant: string): ResultTiers {
+  return {
+    memory: memoryOf(env, tenant),
+    edge: caches.default,
+    origin: EDGE_ORIGIN,
+    kv: env.RESULTS,
+  };
+}
+
+/**
+ * Look a key up in memory, then the edge tier, then KV. A memory hit awaits nothing. An edge
+ * or KV hit is copied into memory at once, and a KV hit back to the edge through `defer`, so
+ * the answer does not wait for it. An entry past its `expires_at`, unreadable,
  * or no longer passing the tool's output contract is a miss; so is a tier that fails,
  * since the cache only ever saves work and must never fail a call.
  */
@@ -67,16 +93,28 @@ export async function lookup(
   key: string,
   defer: (write: Promise<unknown>) => void,
 ): Promise<Hit | null> {
+  // Only results that passed the output contract are held, under a key naming the contract's
+  // version, and an isolate runs one build: a memory hit needs no second validation.
+  const memory = tiers.memory?.get(key, Date.now());
+  if (memory !== undefined) return { tier: "hit-memory", result: memory.result };
   const edge = usable(contract, await guarded(readEdge(tiers, key)));
-  if (edge !== null) return { tier: "hit-edge", result: edge.result };
+  if (edge !== null) {
+    remember(tiers, key, edge);
+    return { tier: "hit-edge", result: edge.result };
+  }
   const kv = usable(contract, await guarded(readKv(tiers.kv, key)));
   if (kv === null) return null;
+  remember(tiers, key, kv);
   defer(guarded(writeEdge(tiers, key, kv)));
   return { tier: "hit-kv", result: kv.result };
 }
 
+function remember(tiers: ResultTiers, key: string, entry: Entry): void {
+  tiers.memory?.put(key, entry.result, entry.expires_at, JSON.stringify(entry.result));
+}
+
 /**
- * Store a result in both tiers for the tool's TTL. Only a read with a TTL, and only a
+ * Store a result in every tier for the tool's TTL. Only a read with a TTL, and only a
  * result that passes the output contract, is ever stored: false when it was refused. A
  * tier that fails to write is logged, not reported: the next lookup simply misses there.
  */
@@ -89,6 +127,7 @@ export async function store(
   if (contract.effect !== "read" || contract.cacheTtlSeconds <= 0) return false;
   if (!validateOutput(contract, result).ok) return false;
   const entry: Entry = { result, expires_at: Date.now() + contract.cacheTtlSeconds * 1000 };
+  remember(tiers, key, entry);
   await Promise.all([
     guarded(writeEdge(tiers, key, entry)),
     guarded(

@@ -36,7 +36,7 @@ const SHAPES =
   '{"name", "arguments"}} or an Anthropic block {"type": "tool_use", "name", "input"}.';
 // RFC 9110 §8.3.1: a media type is `type/subtype` of tokens; `+json` is the RFC 6839 suffix.
 const JSON_SUFFIXED = /^application\/[!#$%&'*.^_`|~0-9a-z-][!#$%&'*+.^_`|~0-9a-z-]*\+json$/;
-// Forwarded later as an HTTP header value, so printable ASCII without spaces only.
+/** Forwarded later as an HTTP header value, so printable ASCII without spaces only. */
 export const KEY_PATTERN = /^[A-Za-z0-9._:~+/=-]{8,128}$/;
 const KEY_EXPECTED = "8-128 characters of [A-Za-z0-9._:~+/=-]";
 

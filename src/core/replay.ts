@@ -17,6 +17,8 @@ const AuditRecordSchema = v.object({
   content_type: v.nullable(v.string()),
   payload: v.string(),
   payload_truncated: v.boolean(),
+  /** For an outcome entry: the seq of the call's entry it settles (absent in older exports). */
+  of: v.optional(v.nullable(v.number()), null),
 });
 
 /** One recorded proposal, as `GET /v1/runs/{id}/audit` exports it. */
@@ -92,7 +94,24 @@ export function parseAudit(ndjson: string): Result<AuditRecord[], string[]> {
         `line ${i + 1}.${v.getDotPath(parsed.issues[0]) ?? ""}: ${parsed.issues[0].message}`,
       );
   });
-  return problems.length > 0 ? err(problems) : ok(records.sort((a, b) => a.seq - b.seq));
+  return problems.length > 0
+    ? err(problems)
+    : ok(foldOutcomes(records.sort((a, b) => a.seq - b.seq)));
+}
+
+/**
+ * One record per call: an outcome entry (`of` an admitted call's entry, in the append-only
+ * log) gives that call its final decision and is not a proposal of its own.
+ */
+function foldOutcomes(records: AuditRecord[]): AuditRecord[] {
+  const bySeq = new Map(records.map((r) => [r.seq, r]));
+  const calls: AuditRecord[] = [];
+  for (const r of records) {
+    const first = r.of === null ? undefined : bySeq.get(r.of);
+    if (first === undefined) calls.push(r);
+    else Object.assign(first, { decision: r.decision, reason: r.reason });
+  }
+  return calls;
 }
 
 /** The fence's part of a recorded decision. */

@@ -7,7 +7,8 @@ import type { ApprovalTicket } from "../ledger/approval-types.ts";
 import type { BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";
-import { problemBody } from "./problem.ts";
+import type { Decision } from "./decision.ts";
+import { problemDetails } from "./problem.ts";
 
 /** How long an agent is asked to wait before proposing the call again (RFC 9110 §10.2.3). */
 export const APPROVAL_RETRY_AFTER_S = 30;
@@ -20,21 +21,21 @@ export interface AwaitedApproval {
   budget: BudgetView;
 }
 
-/** The fields of the 202 body, shared with the MCP form. */
-export function pendingDetail(a: ApprovalTicket): string {
+/** The 202 body's `detail`: what happened and what the agent does next. */
+function pendingDetail(a: ApprovalTicket): string {
   return `Policy rule ${a.rule} asks a person to approve this call; nothing ran and nothing was charged. Propose the same call again (same idempotency key) after an operator approves it, before ${a.expires_at}.`;
 }
 
-/** Answer 202 `needs_approval`, and announce a new approval once the answer is out. */
+/** Decide 202 `needs_approval`, and announce a new approval once the answer is out. */
 export function awaitApproval(
   c: AppContext,
   ref: RunRef,
   proposal: LedgerProposal,
   answer: AwaitedApproval,
-): Response {
+): Decision {
   const { approval, budget } = answer;
   if (approval.created) c.executionCtx.waitUntil(announce(c.env, ref, proposal, approval));
-  const body = problemBody(refuse("approval_required", pendingDetail(approval)), {
+  const body = problemDetails(refuse("approval_required", pendingDetail(approval)), {
     approval_id: approval.approval_id,
     expires_at: approval.expires_at,
     rule: approval.rule,
@@ -42,11 +43,21 @@ export function awaitApproval(
     call_id: proposal.callId,
     budget,
   });
-  return new Response(body, {
-    status: DECISION_TABLE.approval_required.status,
-    // Not an error: the call is accepted for a decision (RFC 9110 §15.3.3), so plain JSON.
-    headers: { "Content-Type": "application/json", "Retry-After": String(APPROVAL_RETRY_AFTER_S) },
-  });
+  const { status } = DECISION_TABLE.approval_required;
+  return {
+    status,
+    body,
+    cache: null,
+    cacheKey: null,
+    replayed: false,
+    retryAfterS: APPROVAL_RETRY_AFTER_S,
+  };
+}
+
+/** Tell the tenant's index, after the answer, that a call spent its grant. */
+export function noteConsumed(c: AppContext, ref: RunRef, approvalId: string): void {
+  const tenant = c.env.TENANT_LEDGER.getByName(ref.tenant);
+  c.executionCtx.waitUntil(tenant.markApproval(approvalId, "consumed"));
 }
 
 async function announce(

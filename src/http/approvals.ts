@@ -8,7 +8,13 @@ import type { ApprovalStatus } from "../core/approval.ts";
 import { parseStrictJson } from "../core/json.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import type { ApprovalView, EscalationFilter, OperatorAct } from "../ledger/approval-types.ts";
+import type {
+  ApprovalView,
+  DecideAnswer,
+  EscalationFilter,
+  OperatorAct,
+  OperatorDecision,
+} from "../ledger/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
@@ -23,8 +29,10 @@ const STATUSES: readonly ApprovalStatus[] = [
   "consumed",
   "expired",
 ];
-const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
-const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
+/** Approval ids as the ledger makes them. */
+export const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
+/** An operator's note on a decision or a resolution. */
+export const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
 
 /** `POST /v1/runs/{id}/approvals/{approval_id}`. */
 export const DecisionSchema = v.strictObject({
@@ -86,10 +94,26 @@ export async function decideApproval(c: AppContext, ref: RunRef): Promise<Respon
   const read = await readAct(c, DecisionSchema);
   if (!read.ok) return problem(read.error);
   const { body, act } = read.value;
-  const answer = await ledgerOf(c.env, ref).decide(id, body.decision, act);
+  const answer = await applyDecision(c.env, ref, id, body.decision, act);
   if (answer.kind === "refuse") return problem(answer.refusal, { approval_id: id });
+  return c.json(published(answer.approval));
+}
+
+/**
+ * An operator's decision on an approval of the run: the run's RunLedger decides it, then the
+ * tenant's index is told. The one way a decision is made, from this route or the console.
+ */
+export async function applyDecision(
+  env: Env,
+  ref: RunRef,
+  id: string,
+  decision: OperatorDecision,
+  act: OperatorAct,
+): Promise<DecideAnswer> {
+  const answer = await ledgerOf(env, ref).decide(id, decision, act);
+  if (answer.kind === "refuse") return answer;
   const a = answer.approval;
-  await c.env.TENANT_LEDGER.getByName(ref.tenant).noteApproval({
+  await env.TENANT_LEDGER.getByName(ref.tenant).noteApproval({
     approval_id: a.approval_id,
     run_id: a.run_id,
     tool: a.tool,
@@ -98,7 +122,7 @@ export async function decideApproval(c: AppContext, ref: RunRef): Promise<Respon
     requested_at: a.requested_at,
     expires_at: a.expires_at,
   });
-  return c.json(published(a));
+  return answer;
 }
 
 /** An approval as operators read it: its arguments as JSON, not JSON text. */

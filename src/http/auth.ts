@@ -16,7 +16,7 @@ const DEVELOPMENT: Principal = { tenant: "default", role: "operator", tools: nul
 const CHALLENGE = 'Bearer realm="toolfence"';
 
 /** Why a request carries no usable credentials, and the RFC 6750 §3.1 error code, if any. */
-interface AuthFailure {
+export interface AuthFailure {
   /** What to tell the caller. */
   detail: string;
   /** `invalid_request` for a malformed header, `invalid_token` for an unknown key. */
@@ -111,14 +111,37 @@ async function principalOf(
       error: "invalid_request",
     });
   }
-  const digest = await sha256Hex(token);
+  return keyPrincipal(env, token, local);
+}
+
+/** The principal a well-formed key acts as, by its digest or as the development key. */
+async function keyPrincipal(
+  env: Env,
+  token: string,
+  local: boolean,
+): Promise<Result<Principal, AuthFailure>> {
   if (env.DEV_KEY !== undefined && (await sameKey(token, env.DEV_KEY))) {
     if (local) return ok(DEVELOPMENT);
     return err({
       detail:
         "The development key is honoured only under local development (see docs/security.md).",
       error: "invalid_token",
+      devKey: true,
     });
+  }
+  return digestPrincipal(env, await sha256Hex(token), local);
+}
+
+/** The principal of the stored key with SHA-256 hex `digest` (null: the development key). */
+async function digestPrincipal(
+  env: Env,
+  digest: string | null,
+  local: boolean,
+): Promise<Result<Principal, AuthFailure>> {
+  if (digest === null) {
+    return local
+      ? ok(DEVELOPMENT)
+      : err({ detail: "The key is not known.", error: "invalid_token" });
   }
   // The lookup compares digests, never keys. Its timing can at most tell how much of the
   // presented key's SHA-256 matches a stored one, and choosing a key whose digest has a
@@ -133,6 +156,24 @@ async function principalOf(
   }
   const { tenant, role, tools } = record.value;
   return ok({ tenant, role, tools: tools ?? null, keyId: digest });
+}
+
+/** The console's sign-in: the principal a presented key acts as, by the API's own rules. */
+export function principalOfKey(env: Env, key: string, request: Request) {
+  return keyPrincipal(env, key, isLocalDevelopment(request.headers, request.url));
+}
+
+/**
+ * The principal of a console session's key as of now (null: the development key): checked on
+ * every console request, so a revoked key's sessions end at once.
+ */
+export function principalOfDigest(env: Env, digest: string | null, request: Request) {
+  return digestPrincipal(env, digest, isLocalDevelopment(request.headers, request.url));
+}
+
+/** Count a failed console sign-in like a failed API authentication; true when over the limit. */
+export function signInFailuresExceeded(env: Env, request: Request): Promise<boolean> {
+  return failuresExceeded(env, request.headers.get("CF-Connecting-IP"));
 }
 
 /**

@@ -16,11 +16,12 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
-import { awaitApproval } from "./approval-answer.ts";
+import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
+import { type Decision, restAnswer } from "./decision.ts";
 import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
-import { problem, problemBody } from "./problem.ts";
+import { problemBody, problemDetails } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 import { ledgerOf } from "./runs.ts";
 
@@ -47,7 +48,7 @@ export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response>
   // The media type and charset decide whether the body is read at all (RFC 9110 §15.5.16).
   const media = mediaKind(contentType);
   const body = media.ok ? await readBody(c.req.raw, MAX_BODY_BYTES) : media;
-  return decide(c, ref, { contentType, body, headerKey, form: null });
+  return restAnswer(await decide(c, ref, { contentType, body, headerKey, form: null }));
 }
 
 /** A proposal as an edge received it, before the gate. */
@@ -64,9 +65,10 @@ export interface Proposal {
 
 /**
  * The one pipeline every edge uses: gate, cache route, target claim, ledger, tool, settle.
- * The answer is the REST answer; other edges (MCP) render it in their own terms.
+ * The answer is data; each edge renders it in its own terms (REST: restAnswer; MCP: a tool
+ * result).
  */
-export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Response> {
+export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Decision> {
   const started = Date.now();
   const callId = crypto.randomUUID();
   const ledger = ledgerOf(c.env, ref);
@@ -86,11 +88,11 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return problem(refusal, { call_id: callId, budget });
+    return refused(refusal, { call_id: callId, budget });
   }
   const call = gated.value;
   const route = await routeRead({
-    tiers: tiersOf(c.env),
+    tiers: tiersOf(c.env, ref.tenant),
     contract: call.contract,
     args: JSON.stringify(call.args),
     tenant: ref.tenant,
@@ -116,11 +118,11 @@ async function served(
   ref: RunRef,
   proposal: LedgerProposal,
   route: Extract<CacheRoute, { kind: "served" }>,
-): Promise<Response> {
+): Promise<Decision> {
   const outcome = outcomeOf(route.execution, proposal.callId, "cached", route.cache);
   const answer = await ledger.propose(ref, { ...proposal, paid: false, outcome });
   if (answer.kind === "refuse") {
-    return problem(answer.refusal, { call_id: proposal.callId, budget: answer.budget });
+    return refused(answer.refusal, { call_id: proposal.callId, budget: answer.budget });
   }
   return respond(outcome, answer.budget, route.key);
 }
@@ -136,7 +138,7 @@ async function admitAndRun(
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
   started: number,
-): Promise<Response> {
+): Promise<Decision> {
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
@@ -145,7 +147,7 @@ async function admitAndRun(
     const { refusal } = hold;
     const { tool, form, key, evidence } = proposal;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return problem(refusal, { call_id: callId, budget });
+    return refused(refusal, { call_id: callId, budget });
   }
   // A tool the fence answers itself has no side effect: its outcome is known before the
   // ledger decides, so one ledger step both decides and records it.
@@ -161,9 +163,10 @@ async function admitAndRun(
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
     const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
-    return problem(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
+    return refused(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
+  if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);
   if (route.kind === "lead") route.lead.land(execution);
@@ -240,31 +243,30 @@ function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Ou
   return { decision, reason: refusal.reason, status, body, cache };
 }
 
-function withBudget(body: string, budget: BudgetView, patch: Record<string, unknown> = {}): string {
-  return JSON.stringify({ ...(JSON.parse(body) as object), ...patch, budget });
+function refused(refusal: Refusal, extra: Record<string, unknown>): Decision {
+  const body = problemDetails(refusal, extra);
+  const { status } = DECISION_TABLE[refusal.reason];
+  return { status, body, cache: null, cacheKey: null, replayed: false, retryAfterS: null };
+}
+
+function withBudget(
+  body: string,
+  budget: BudgetView,
+  patch: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { ...(JSON.parse(body) as Record<string, unknown>), ...patch, budget };
 }
 
 /** The answer of a call that ran or was served; a cacheable read names its `cache_key`. */
-function respond(outcome: Outcome, budget: BudgetView, cacheKey: string | null): Response {
-  const headers = new Headers({
-    "Content-Type": outcome.status === 200 ? "application/json" : "application/problem+json",
-  });
-  if (outcome.cache !== null) headers.set("X-Cache", outcome.cache);
-  if (cacheKey !== null) headers.set("X-Cache-Key", cacheKey);
+function respond(outcome: Outcome, budget: BudgetView, cacheKey: string | null): Decision {
   const patch = cacheKey === null ? {} : { cache_key: cacheKey };
-  return new Response(withBudget(outcome.body, budget, patch), {
-    status: outcome.status,
-    headers,
-  });
+  const body = withBudget(outcome.body, budget, patch);
+  const { status, cache } = outcome;
+  return { status, body, cache, cacheKey, replayed: false, retryAfterS: null };
 }
 
-function replayed(status: number, body: string, budget: BudgetView): Response {
-  const success = status === 200;
-  return new Response(withBudget(body, budget, success ? { decision: "replayed" } : {}), {
-    status,
-    headers: {
-      "Content-Type": success ? "application/json" : "application/problem+json",
-      "Idempotent-Replayed": "true",
-    },
-  });
+function replayed(status: number, body: string, budget: BudgetView): Decision {
+  const patch = status === 200 ? { decision: "replayed" } : {};
+  const answer = withBudget(body, budget, patch);
+  return { status, body: answer, cache: null, cacheKey: null, replayed: true, retryAfterS: null };
 }

@@ -2,6 +2,7 @@ import type { GatedCall } from "../core/gate.ts";
 import type { TargetRule } from "../core/policy.ts";
 import type { Refusal } from "../core/reasons.ts";
 import type { RunRef, TargetClaim } from "../ledger/protocol.ts";
+import { claimObjectName } from "../ledger/TenantLedger.ts";
 
 /** A call's hold on its tenant-wide target: refused, or held until the run decides. */
 export interface TargetHold {
@@ -14,8 +15,8 @@ export interface TargetHold {
 const NOTHING_HELD: TargetHold = { refusal: null, release: async () => {} };
 
 /**
- * Claim the call's target in its tenant's TenantLedger when a tenant-wide per-target rule
- * binds it. The claim comes before the run decides and is released if the run refuses:
+ * Claim the call's target in the TenantLedger of that one target (tenant + tool + target)
+ * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls. The claim comes before the run decides and is released if the run refuses:
  * see TenantLedger for why this order fails closed.
  */
 export async function holdTarget(
@@ -29,7 +30,7 @@ export async function holdTarget(
 ): Promise<TargetHold> {
   const claim = claimOf(ref, call, rule, target, callId, leaseMs);
   if (claim === null) return NOTHING_HELD;
-  const tenant = env.TENANT_LEDGER.getByName(ref.tenant);
+  const tenant = env.TENANT_LEDGER.getByName(claimObjectName(claim));
   const held = await tenant.claim(claim);
   if (held.kind === "refuse") return { refusal: held.refusal, release: NOTHING_HELD.release };
   if (!held.fresh) return NOTHING_HELD;

@@ -20,8 +20,16 @@ export function problem(
 
 /** The problem+json body of a refusal, as stored for replay. */
 export function problemBody(refusal: Refusal, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify(problemDetails(refusal, extra));
+}
+
+/** The problem details of a refusal (RFC 9457 members plus the fence's own). */
+export function problemDetails(
+  refusal: Refusal,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const rule = DECISION_TABLE[refusal.reason];
-  return JSON.stringify({
+  return {
     // RFC 9457 §3.1.1: a URI that identifies the problem type.
     type: `urn:toolfence:reason:${refusal.reason}`,
     title: rule.title,
@@ -31,5 +39,5 @@ export function problemBody(refusal: Refusal, extra: Record<string, unknown> = {
     reason: refusal.reason,
     ...(refusal.issues === undefined ? {} : { issues: refusal.issues }),
     ...extra,
-  });
+  };
 }

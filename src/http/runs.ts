@@ -4,6 +4,7 @@ import { parseStrictJson } from "../core/json.ts";
 import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { ledgerOf, RUN_ID } from "../ledger/address.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
@@ -11,13 +12,7 @@ import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } 
 import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 
-/** Run ids travel in URLs and object names: a short, plain charset keeps both safe. */
-const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-/** The run's ledger object; its name carries the tenant, so tenants never share a run. */
-export function ledgerOf(env: Env, ref: RunRef) {
-  return env.RUN_LEDGER.getByName(`${ref.tenant}/${ref.runId}`);
-}
+export { ledgerOf, RUN_ID };
 
 /** The run addressed by the route, or a refusal when its id is not acceptable. */
 export function runRef(c: AppContext): RunRef | Response {

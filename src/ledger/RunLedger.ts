@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { admit, UNCAPPED } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
+import type { ChainReport } from "../core/audit-chain.ts";
 import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
 import { limitsFor, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
-import { abandonExpired, nextWake } from "./abandon.ts";
+import { abandonExpired, abandonedEntry, nextWake, outcomeBase } from "./abandon.ts";
 import { approvalStep } from "./approval-step.ts";
 import type {
   ApprovalView,
@@ -18,6 +19,15 @@ import type {
   ResolveAnswer,
 } from "./approval-types.ts";
 import { listApprovals } from "./approvals.ts";
+import {
+  append,
+  chainOldEntries,
+  decisionCounts,
+  type EntryDraft,
+  head,
+  openEntry,
+  verifyLog,
+} from "./audit-log.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import { migrate } from "./migrations.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
@@ -31,9 +41,11 @@ import type {
   OpenAnswer,
   Rejection,
   RunRef,
+  RunSummary,
   RunView,
   Settlement,
 } from "./protocol.ts";
+import { registerRun } from "./run-registration.ts";
 import { insertRun, storeLimits } from "./run-row.ts";
 import { callCaps, countUse, toolCalls } from "./usage.ts";
 import {
@@ -46,6 +58,8 @@ import {
   runView,
 } from "./views.ts";
 
+/** Open escalations a summary counts at most (a run with more shows this many). */
+const SUMMARY_COUNT_CAP = 1_000;
 /** Columns of an audit row written in one step. */
 export interface AuditDraft {
   callId: string;
@@ -79,11 +93,14 @@ export interface AuditDraft {
  */
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Whether this instance knows the run is in its tenant's run index. */
+  private indexed = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(this.sql);
+    ctx.blockConcurrencyWhile(async () => chainOldEntries(this.sql, this.readRun()));
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
@@ -121,7 +138,8 @@ export class RunLedger extends DurableObject<Env> {
       if ("kind" in asked) return asked;
       const row = this.charge(run.row, decision.charge);
       if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
-      if (key !== null) holdKey(this.sql, key, p, stored, now);
+      const overtaken = key === null ? null : holdKey(this.sql, key, p, stored, now);
+      if (overtaken !== null) this.abandon(overtaken, row, now);
       const outcome = p.outcome;
       const approvalId = asked.approvalId;
       this.appendAudit(
@@ -130,10 +148,12 @@ export class RunLedger extends DurableObject<Env> {
           : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
         row,
       );
-      return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at };
+      const admitted = { budget: budgetView(row), deadlineAt: row.deadline_at, approvalId };
+      return { kind: "admit", ...admitted };
     });
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
+    await this.indexOnce();
     return answer;
   }
 
@@ -142,24 +162,22 @@ export class RunLedger extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       const { outcome } = s;
-      // Only a pending entry is settled: one the alarm already settled as abandoned stays so,
+      // Only an open entry is settled: one the alarm already closed as abandoned stays so,
       // and its key is left to the retry it was handed to.
-      const settled = this.sql
-        .exec(
-          `UPDATE audit SET decision = ?, reason = ?, status = ?, cache = ?, duration_ms = ?,
-           mutations_used = ?, paid_used = ? WHERE call_id = ? AND decision = 'pending'
-         RETURNING seq`,
-          outcome.decision,
-          outcome.reason,
-          outcome.status,
-          outcome.cache,
-          s.durationMs,
-          run.row.mutations_used,
-          run.row.paid_used,
-          s.callId,
-        )
-        .toArray();
-      if (s.key !== null && settled.length > 0) {
+      const open = openEntry(this.sql, s.callId);
+      if (open === null) return budgetView(run.row);
+      this.appendEntry(
+        {
+          ...outcomeBase(open, run.row),
+          decision: outcome.decision,
+          reason: outcome.reason,
+          status: outcome.status,
+          cache: outcome.cache,
+          duration_ms: s.durationMs,
+        },
+        open.seq,
+      );
+      if (s.key !== null) {
         // Only the call that holds the key may settle it: a worker that outlived its
         // lease must not overwrite the outcome of the call that took the key over.
         this.sql.exec(
@@ -176,8 +194,8 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
-  record(ref: RunRef, r: Rejection): BudgetView {
-    return this.ctx.storage.transactionSync(() => {
+  async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
+    const budget = this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       this.appendRefusal(
         {
@@ -194,6 +212,8 @@ export class RunLedger extends DurableObject<Env> {
       );
       return budgetView(run.row);
     });
+    await this.indexOnce();
+    return budget;
   }
 
   /**
@@ -203,9 +223,9 @@ export class RunLedger extends DurableObject<Env> {
    * operator or the key that opened an existing run may change its limits: any agent key
    * of the tenant could otherwise starve another agent's run (`allowed_tools: []`).
    */
-  open(ref: RunRef, override: LimitOverride, operator: boolean): OpenAnswer {
+  async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
-    return this.ctx.storage.transactionSync((): OpenAnswer => {
+    const answer = this.ctx.storage.transactionSync((): OpenAnswer => {
       const existing = this.readRun();
       if (existing !== null && !operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
         const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
@@ -223,10 +243,12 @@ export class RunLedger extends DurableObject<Env> {
       else storeLimits(this.sql, tightened.value);
       return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
     });
+    await this.indexOnce();
+    return answer;
   }
 
   /** The kill switch: every later call of the run is refused with `run_halted`. */
-  halt(ref: RunRef, reason: string): RunView {
+  async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       this.ensureRun(ref, now);
@@ -236,6 +258,7 @@ export class RunLedger extends DurableObject<Env> {
         reason,
       );
     });
+    await this.indexOnce();
     return this.viewOf(this.readRun(), now);
   }
 
@@ -245,6 +268,26 @@ export class RunLedger extends DurableObject<Env> {
     return row === null ? null : this.viewOf(row, Date.now());
   }
 
+  /**
+   * The status, when the run last recorded a call, and what waits for an operator; null when
+   * the run was never seen. The console's run list reads it.
+   */
+  summary(): RunSummary | null {
+    const row = this.readRun();
+    if (row === null) return null;
+    const last = this.sql
+      .exec<{ at: number }>("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
+      .toArray()[0];
+    const now = Date.now();
+    return {
+      ...this.viewOf(row, now),
+      last_activity_at: new Date(last?.at ?? row.created_at).toISOString(),
+      // The same lists the operator routes publish, counted.
+      open_escalations: listEscalations(this.sql, "open", 0, SUMMARY_COUNT_CAP).length,
+      pending_approvals: listApprovals(this.sql, row.run_id, "pending", now).length,
+    };
+  }
+
   /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
   audit(after: number, limit: number): AuditEntry[] | null {
     if (this.readRun() === null) return null;
@@ -252,6 +295,17 @@ export class RunLedger extends DurableObject<Env> {
       .exec<AuditRow>("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
       .toArray()
       .map(auditEntry);
+  }
+
+  /** The audit's last seq and hash, or null when no call of the run was seen. */
+  auditHead(): { seq: number; hash: string } | null {
+    return this.readRun() === null ? null : head(this.sql);
+  }
+
+  /** Recompute the whole hash chain as stored, or null when no call of the run was seen. */
+  verifyAudit(): ChainReport | null {
+    const run = this.readRun();
+    return run === null ? null : verifyLog(this.sql, run);
   }
 
   /** Escalated calls after `after`, oldest first: open ones by default. */
@@ -310,7 +364,8 @@ export class RunLedger extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
-      abandonExpired(this.sql, now);
+      const run = this.readRun();
+      if (run !== null) abandonExpired(this.sql, run, now, (d, of) => this.appendEntry(d, of));
       this.sql.exec(
         "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
         now,
@@ -318,6 +373,11 @@ export class RunLedger extends DurableObject<Env> {
       );
     });
     await this.wakeBy(nextWake(this.sql));
+  }
+
+  /** Put the run in its tenant's index once; the instance remembers, the row too. */
+  private async indexOnce(): Promise<void> {
+    if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
   }
 
   /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
@@ -373,42 +433,47 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Append an audit entry; `run` is the row after the decision, for the budget after. */
   private appendAudit(d: AuditDraft, run: RunRow): void {
-    this.sql.exec(
-      `INSERT INTO audit (call_id, at, tool, form, decision, reason, status, idempotency_key,
-         fingerprint, cache, duration_ms, mutations_used, paid_used, content_type, payload,
-         payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      d.callId,
-      Date.now(),
-      d.tool,
-      d.form,
-      d.decision,
-      d.reason,
-      d.status,
-      d.key,
-      d.fingerprint,
-      d.cache,
-      d.durationMs,
-      run.mutations_used,
-      run.paid_used,
-      d.evidence.contentType,
-      d.evidence.payload,
-      d.evidence.truncated ? 1 : 0,
-      d.leaseExpiresAt ?? null,
-      d.approvalId ?? null,
-      d.actor ?? null,
-      d.note ?? null,
-      d.resolves ?? null,
+    this.appendEntry(
+      {
+        call_id: d.callId,
+        tool: d.tool,
+        form: d.form,
+        decision: d.decision,
+        reason: d.reason,
+        status: d.status,
+        idempotency_key: d.key,
+        fingerprint: d.fingerprint,
+        cache: d.cache,
+        duration_ms: d.durationMs,
+        mutations_used: run.mutations_used,
+        paid_used: run.paid_used,
+        content_type: d.evidence.contentType,
+        payload: d.evidence.payload,
+        payload_truncated: d.evidence.truncated ? 1 : 0,
+        lease_expires_at: d.leaseExpiresAt ?? null,
+        approval_id: d.approvalId ?? null,
+        actor: d.actor ?? null,
+        note: d.note ?? null,
+        resolves: d.resolves ?? null,
+      },
+      null,
     );
   }
 
+  /** The one way into the log: append-only, chained (audit-log.ts). */
+  private appendEntry(d: EntryDraft, of: number | null): void {
+    const run = this.readRun();
+    if (run !== null) append(this.sql, run, d, of);
+  }
+
+  /** Close the open entry of a call whose key another call took over: its outcome is unknown. */
+  private abandon(callId: string, run: RunRow, now: number): void {
+    const open = openEntry(this.sql, callId);
+    if (open !== null) this.appendEntry(abandonedEntry(open, run, now), open.seq);
+  }
+
   private viewOf(row: RunRow | null, now: number): RunView {
-    const decisions: Record<string, number> = {};
-    for (const r of this.sql.exec<{ decision: string; n: number }>(
-      "SELECT decision, COUNT(*) AS n FROM audit GROUP BY decision",
-    )) {
-      decisions[r.decision] = r.n;
-    }
+    const decisions = decisionCounts(this.sql);
     const run = row ?? this.requireRun();
     return runView(run, now, {
       limits: this.limitsOf(run),

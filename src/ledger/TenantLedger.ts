@@ -1,14 +1,35 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import { refuse } from "../core/reasons.ts";
-import { type ApprovalIndexEntry, indexedApprovals, noteApproval } from "./approval-index.ts";
+import {
+  type ApprovalIndexEntry,
+  indexedApprovals,
+  markApproval,
+  noteApproval,
+} from "./approval-index.ts";
+import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
+import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
 
 /**
- * One tenant's claims on targets whose per-target cap spans all of its runs, such as
- * "one create per ticket_id". Named by tenant, so every run of the tenant meets the same
- * single-threaded object, and a claim is one `transactionSync` check-and-insert.
+ * The name of the one object that holds every claim on `target` of `tool` in `tenant`. A JSON
+ * array keeps the three parts apart whatever characters a target holds.
+ */
+export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target">): string {
+  return JSON.stringify(["claims/v1", c.tenant, c.tool, c.target]);
+}
+
+/**
+ * The claims on one target whose per-target cap spans all of a tenant's runs, such as
+ * "one create per ticket_id". Named by tenant + tool + target (claimObjectName), so every run
+ * claiming that target meets the same single-threaded object, a claim is one `transactionSync`
+ * check-and-insert, and no object is shared by the tenant's other targets: a tenant's capped
+ * mutations spread over as many objects as it has targets (docs/scaling.md). The table keeps
+ * its tool and target columns; an object from before the split, named by tenant alone, still
+ * answers for the claims it holds until their runs end. The object named by tenant alone also
+ * keeps the tenant's approval index: written only when a call asks a person, never on the
+ * path of a call that is admitted.
  *
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the
@@ -18,6 +39,9 @@ import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
  * whether it admitted a call on the target, and confirms the claim if it did or releases it
  * if it did not. The alarm is off the call path; until it rings, the claim errs on the side
  * of fewer calls.
+ *
+ * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
+ * sessions signed out before they expired (`console-sessions.ts`).
  */
 export class TenantLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -126,9 +150,34 @@ export class TenantLedger extends DurableObject<Env> {
     );
   }
 
+  /** Add a run to the tenant's index; called once, when the run's ledger row is created. */
+  indexRun(run: IndexedRun): void {
+    indexRun(this.sql, run);
+  }
+
+  /** The tenant's `limit` most recently created runs, newest first. */
+  runs(limit: number): IndexedRun[] {
+    return recentRuns(this.sql, limit);
+  }
+
+  /** Refuse a console session from now on: it was signed out. */
+  signOut(sessionId: string, expiresAt: number): void {
+    recordSignOut(this.sql, sessionId, expiresAt);
+  }
+
+  /** Whether a console session was signed out. */
+  signedOut(sessionId: string): boolean {
+    return isSignedOut(this.sql, sessionId);
+  }
+
   /** Note a new approval of one of the tenant's runs, or its new state. */
   noteApproval(entry: ApprovalIndexEntry): void {
     noteApproval(this.sql, entry);
+  }
+
+  /** Note that an approval of one of the tenant's runs changed status. */
+  markApproval(id: string, status: ApprovalStatus): void {
+    markApproval(this.sql, id, status);
   }
 
   /** The tenant's approvals, oldest first, or only those of `status`. */

@@ -1,25 +1,68 @@
 /**
  * Abandoned calls. An admitted call's worker can die (a crash, an eviction, a deploy) before
- * it settles; its audit entry would stay `pending` forever and its key `in_flight`. Each
- * pending entry has a lease (the call's timeout plus a margin); the RunLedger's alarm settles
- * every entry past it as `abandoned` and makes its key `retryable`, so the same key may try
- * again without a new charge. The charge stays: a paid call may have reached the upstream.
+ * it settles; its entry would stay `pending` for ever and its key `in_flight`. Each pending
+ * entry has a lease (the call's timeout plus a margin); the RunLedger's alarm settles every
+ * open entry past it with a second entry, `abandoned`, and makes its key `retryable`, so the
+ * same key may try again without a new charge. The charge stays: a paid call may have reached
+ * the upstream.
  */
+import { type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
+import type { AuditRow, RunRow } from "./views.ts";
 
-/** Settle every pending entry whose lease ran out by `now`; returns how many. */
-export function abandonExpired(sql: SqlStorage, now: number): number {
-  const gone = sql
-    .exec<{ call_id: string }>(
-      `UPDATE audit SET decision = 'abandoned', duration_ms = ? - at
-       WHERE decision = 'pending' AND lease_expires_at <= ? RETURNING call_id`,
-      now,
-      now,
-    )
-    .toArray();
-  for (const { call_id } of gone) {
+/** The outcome entry that closes `open` as abandoned at `now`. */
+export function abandonedEntry(open: AuditRow, run: RunRow, now: number): EntryDraft {
+  return {
+    ...outcomeBase(open, run),
+    decision: "abandoned",
+    reason: null,
+    status: null,
+    cache: null,
+    duration_ms: now - open.at,
+  };
+}
+
+/** What an outcome entry keeps of the entry it settles: the call, not the payload again. */
+export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
+  return {
+    call_id: open.call_id,
+    tool: open.tool,
+    form: open.form,
+    decision: "",
+    reason: null,
+    status: null,
+    idempotency_key: open.idempotency_key,
+    fingerprint: open.fingerprint,
+    cache: null,
+    duration_ms: null,
+    mutations_used: run.mutations_used,
+    paid_used: run.paid_used,
+    content_type: null,
+    payload: "",
+    payload_truncated: 0,
+    lease_expires_at: null,
+    approval_id: open.approval_id,
+    actor: null,
+    note: null,
+    resolves: null,
+  };
+}
+
+/**
+ * Settle every open entry whose lease ran out by `now` with `append`, and hand its key to the
+ * next retry; returns how many.
+ */
+export function abandonExpired(
+  sql: SqlStorage,
+  run: RunRow,
+  now: number,
+  append: (d: EntryDraft, of: number) => void,
+): number {
+  const gone = expiredOpen(sql, now);
+  for (const open of gone) {
+    append(abandonedEntry(open, run, now), open.seq);
     sql.exec(
       "UPDATE idempotency_key SET phase = 'retryable' WHERE call_id = ? AND phase = 'in_flight'",
-      call_id,
+      open.call_id,
     );
   }
   return gone.length;
@@ -27,12 +70,10 @@ export function abandonExpired(sql: SqlStorage, now: number): number {
 
 /** The earliest moment the alarm has work: a key to drop or a lease to settle, or null. */
 export function nextWake(sql: SqlStorage): number | null {
-  return sql
-    .exec<{ at: number | null }>(
-      `SELECT MIN(at) AS at FROM (
-         SELECT MIN(expires_at) AS at FROM idempotency_key
-         UNION ALL
-         SELECT MIN(lease_expires_at) AS at FROM audit WHERE decision = 'pending')`,
-    )
+  const key = sql
+    .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM idempotency_key")
     .one().at;
+  const lease = earliestLease(sql);
+  if (key === null) return lease;
+  return lease === null ? key : Math.min(key, lease);
 }

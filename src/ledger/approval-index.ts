@@ -52,6 +52,21 @@ export function noteApproval(sql: SqlStorage, e: ApprovalIndexEntry): void {
   );
 }
 
+/** Note an approval's new status (a grant spent by the call it admitted). */
+export function markApproval(sql: SqlStorage, id: string, status: ApprovalStatus): void {
+  sql.exec("UPDATE approval_index SET status = ? WHERE approval_id = ?", status, id);
+}
+
+/** Which rows hold approvals of each published status as of `now` (a `?` is `now`). */
+const WHERE: Readonly<Record<ApprovalStatus, string>> = {
+  pending: "status = 'pending' AND expires_at > ?",
+  approved: "status = 'approved' AND expires_at > ?",
+  denied: "status = 'denied'",
+  consumed: "status = 'consumed'",
+  // A pending approval or a grant past its time reads as expired before anyone notes it.
+  expired: "(status = 'expired' OR (status IN ('pending', 'approved') AND expires_at <= ?))",
+};
+
 /** The tenant's approvals, oldest first, or only those of `status` as of `now`. */
 export function indexedApprovals(
   sql: SqlStorage,
@@ -59,16 +74,15 @@ export function indexedApprovals(
   now: number,
   limit: number,
 ): ApprovalIndexEntry[] {
-  const rows =
-    status === "pending"
-      ? sql.exec<IndexRow>(
-          "SELECT * FROM approval_index WHERE status = 'pending' AND expires_at > ? ORDER BY requested_at LIMIT ?",
-          now,
-          limit,
-        )
-      : sql.exec<IndexRow>("SELECT * FROM approval_index ORDER BY requested_at LIMIT ?", 10_000);
-  const entries = rows.toArray().map((r) => entryOf(r, now));
-  return (status === null ? entries : entries.filter((e) => e.status === status)).slice(0, limit);
+  const where = status === null ? "1" : WHERE[status];
+  const params = where.includes("?") ? [now, limit] : [limit];
+  return sql
+    .exec<IndexRow>(
+      `SELECT * FROM approval_index WHERE ${where} ORDER BY requested_at LIMIT ?`,
+      ...params,
+    )
+    .toArray()
+    .map((r) => entryOf(r, now));
 }
 
 function entryOf(r: IndexRow, now: number): ApprovalIndexEntry {

@@ -21,7 +21,8 @@ export function readKey(sql: SqlStorage, key: string): KeyState | null {
 
 /**
  * Take the key for an admitted call: `in_flight` with a lease, or `done` at once when the
- * outcome is already known. A holder past its lease is recorded as a retry.
+ * outcome is already known. Returns the call that held the key past its lease, if one did:
+ * its outcome is unknown, and the caller records it as abandoned.
  */
 export function holdKey(
   sql: SqlStorage,
@@ -29,14 +30,8 @@ export function holdKey(
   p: LedgerProposal,
   stored: KeyState | null,
   now: number,
-): void {
-  if (stored?.phase === "in_flight") {
-    // The holder outlived its lease: its outcome is unknown, so its entry is abandoned.
-    sql.exec(
-      "UPDATE audit SET decision = 'abandoned' WHERE call_id = ? AND decision = 'pending'",
-      stored.callId,
-    );
-  }
+): string | null {
+  const overtaken = stored?.phase === "in_flight" ? stored.callId : null;
   const settled = p.outcome !== null;
   sql.exec(
     `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
@@ -52,6 +47,7 @@ export function holdKey(
     p.outcome?.body ?? null,
     now + FENCE.policy.idempotency_retention_ms,
   );
+  return overtaken;
 }
 
 /** The stored answer of a finished key. */

@@ -1,3 +1,6 @@
+import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
+import { RUN_INDEX_SCHEMA } from "./run-index.ts";
+
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in
  * order, in the object's constructor; a shipped step is never edited, only followed.
@@ -101,6 +104,64 @@ export const MIGRATIONS: readonly string[] = [
      actor TEXT NOT NULL,
      resolved_at INTEGER NOT NULL
    );`,
+  // The audit becomes append-only and hash-chained (src/ledger/audit-log.ts): an admitted
+  // call's outcome is a second entry naming the first (`of`), so a call id may appear twice;
+  // `prev` and `hash` chain the entries (rows written before this step get theirs in the
+  // constructor). Counts per decision live in their own table, kept in the same transactions,
+  // since an outcome entry supersedes its pending entry without changing it.
+  `CREATE TABLE audit_chained (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     call_id TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     tool TEXT,
+     form TEXT,
+     decision TEXT NOT NULL,
+     reason TEXT,
+     status INTEGER,
+     idempotency_key TEXT,
+     fingerprint TEXT,
+     cache TEXT,
+     duration_ms INTEGER,
+     mutations_used INTEGER NOT NULL,
+     paid_used INTEGER NOT NULL,
+     content_type TEXT,
+     payload TEXT NOT NULL,
+     payload_truncated INTEGER NOT NULL,
+     lease_expires_at INTEGER,
+     approval_id TEXT,
+     actor TEXT,
+     note TEXT,
+     resolves INTEGER,
+     of INTEGER,
+     prev TEXT,
+     hash TEXT
+   );
+   INSERT INTO audit_chained (seq, call_id, at, tool, form, decision, reason, status,
+     idempotency_key, fingerprint, cache, duration_ms, mutations_used, paid_used, content_type,
+     payload, payload_truncated, lease_expires_at, approval_id, actor, note, resolves)
+   SELECT seq, call_id, at, tool, form, decision, reason, status, idempotency_key, fingerprint,
+     cache, duration_ms, mutations_used, paid_used, content_type, payload, payload_truncated,
+     lease_expires_at, approval_id, actor, note, resolves FROM audit;
+   DROP TABLE audit;
+   ALTER TABLE audit_chained RENAME TO audit;
+   CREATE INDEX audit_by_decision ON audit (decision, seq);
+   CREATE INDEX audit_by_call ON audit (call_id, seq);
+   CREATE INDEX audit_by_of ON audit (of) WHERE of IS NOT NULL;
+   CREATE INDEX audit_pending_lease ON audit (lease_expires_at) WHERE decision = 'pending';
+   CREATE TABLE decision_count (decision TEXT PRIMARY KEY, n INTEGER NOT NULL);
+   INSERT INTO decision_count (decision, n) SELECT decision, COUNT(*) FROM audit GROUP BY decision;
+   CREATE TABLE open_call (
+     seq INTEGER PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL
+   );
+   CREATE INDEX open_call_by_call ON open_call (call_id);
+   CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);
+   INSERT INTO open_call (seq, call_id, lease_expires_at)
+     SELECT seq, call_id, COALESCE(lease_expires_at, 0) FROM audit WHERE decision = 'pending';`,
+  // When the run was written to its tenant's run index: NULL until then, so a run whose
+  // indexing failed (or that predates the index) is indexed on its next call.
+  "ALTER TABLE run ADD COLUMN indexed_at INTEGER;",
 ];
 
 /**
@@ -137,6 +198,8 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL
    );
    CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);`,
+  RUN_INDEX_SCHEMA,
+  SIGNED_OUT_SCHEMA,
 ];
 
 /** Apply every step not yet applied; the step count is kept in its own table. */

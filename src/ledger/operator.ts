@@ -98,6 +98,21 @@ const ESCALATIONS = `SELECT a.*, r.resolution, r.note AS resolution_note, r.acto
   FROM audit a LEFT JOIN escalation_resolution r ON r.seq = a.seq
   WHERE a.decision = 'escalate'`;
 
+/**
+ * An escalation is usually an outcome entry, which does not repeat the call's payload: the
+ * work list shows it from the call's first entry (the one the outcome is `of`).
+ */
+function withPayload(sql: SqlStorage, row: EscalationRow): EscalationRow {
+  if (row.of === null) return row;
+  const first = sql
+    .exec<{ content_type: string | null; payload: string; payload_truncated: number }>(
+      "SELECT content_type, payload, payload_truncated FROM audit WHERE seq = ?",
+      row.of,
+    )
+    .toArray()[0];
+  return first === undefined ? row : { ...row, ...first };
+}
+
 function escalationView(row: EscalationRow): EscalationView {
   const resolution =
     row.resolution === null
@@ -131,7 +146,7 @@ export function listEscalations(
       limit,
     )
     .toArray()
-    .map(escalationView);
+    .map((row) => escalationView(withPayload(sql, row)));
 }
 
 /**

@@ -16,7 +16,7 @@ export interface RunRef {
 }
 
 /** How a result was served with respect to the cache (`X-Cache`). */
-export type CacheStatus = "hit-edge" | "hit-kv" | "miss" | "bypass";
+export type CacheStatus = "hit-memory" | "hit-edge" | "hit-kv" | "miss" | "bypass";
 
 /**
  * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
@@ -123,7 +123,7 @@ export interface LedgerProposal {
 
 /** The ledger's answer to a proposal. */
 export type LedgerAnswer =
-  | { kind: "admit"; budget: BudgetView; deadlineAt: number }
+  | { kind: "admit"; budget: BudgetView; deadlineAt: number; approvalId: string | null }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
   | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
   | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
@@ -162,6 +162,16 @@ export interface RunView {
   tool_calls: Record<string, number>;
   /** How many audit entries carry each decision. */
   decisions: Record<string, number>;
+}
+
+/** A run's status, when it last recorded a call and what waits: a row of the console's run list. */
+export interface RunSummary extends RunView {
+  /** When the run's newest audit entry was recorded (its creation when it has none). */
+  last_activity_at: string;
+  /** Escalated calls no operator has resolved yet. */
+  open_escalations: number;
+  /** Approvals waiting for an operator's decision (and not yet expired). */
+  pending_approvals: number;
 }
 
 /** A run's effective limits, in the shape `PUT /v1/runs/{id}` accepts them. */
@@ -250,4 +260,10 @@ export interface AuditEntry {
   note: string | null;
   /** The escalation (its `seq`) this entry resolves. */
   resolves: number | null;
+  /** For an outcome entry: the seq of the admitted call's entry it settles. */
+  of: number | null;
+  /** The previous entry's hash (the run's genesis for the first entry). */
+  prev: string;
+  /** SHA-256 of this entry's RFC 8785 form without `hash` (docs/audit.md). */
+  hash: string;
 }

@@ -26,6 +26,7 @@ export interface RunRow {
   allowed_tools: string | null;
   tool_caps: string | null;
   opened_by: string | null;
+  indexed_at: number | null;
 }
 
 /** An `audit` row. */
@@ -52,6 +53,9 @@ export interface AuditRow {
   actor: string | null;
   note: string | null;
   resolves: number | null;
+  of: number | null;
+  prev: string | null;
+  hash: string | null;
 }
 
 /**
@@ -162,5 +166,8 @@ export function auditEntry(row: AuditRow): AuditEntry {
     actor: row.actor ?? null,
     note: row.note ?? null,
     resolves: row.resolves ?? null,
+    of: row.of ?? null,
+    prev: row.prev ?? "",
+    hash: row.hash ?? "",
   };
 }

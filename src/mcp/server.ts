@@ -6,6 +6,7 @@
 import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
+import type { Decision } from "../http/decision.ts";
 import { KEY_META, toolResult } from "./results.ts";
 import { mcpTools } from "./tools.ts";
 
@@ -21,7 +22,7 @@ export interface McpCallContext {
    * Run a call through the fence. `key` is what the client sent under
    * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one.
    */
-  propose: (name: string, args: unknown, key: unknown) => Promise<Response>;
+  propose: (name: string, args: unknown, key: unknown) => Promise<Decision>;
 }
 
 const INFO = { name: "toolfence", version: "1.0.0" };

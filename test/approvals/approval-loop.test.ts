@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { callerWith, demoTicket, get, json, newRun, propose, runStatus } from "../helpers.ts";
+import {
+  callerWith,
+  demoTicket,
+  foldCalls,
+  get,
+  json,
+  newRun,
+  propose,
+  runStatus,
+} from "../helpers.ts";
 import { decide, lapse, pendingOf, urgentTicket } from "./helpers.ts";
 
 describe("a call a policy rule sends to a person", () => {
@@ -48,9 +57,15 @@ describe("a call a policy rule sends to a person", () => {
     expect((await demoTicket(call.args.ticket_id)).status).toBe(200);
     expect((await runStatus(run)).budget.mutations.used).toBe(1);
     const audit = await json<{
-      entries: { decision: string; approval_id: string | null; note: string | null }[];
+      entries: {
+        seq: number;
+        of: number | null;
+        decision: string;
+        approval_id: string | null;
+        note: string | null;
+      }[];
     }>(await get(`/v1/runs/${run}/audit`));
-    expect(audit.entries.map((e) => [e.decision, e.approval_id])).toEqual([
+    expect(foldCalls(audit.entries).map((e) => [e.decision, e.approval_id])).toEqual([
       ["approval_requested", pending.approval_id],
       ["approved", pending.approval_id],
       ["applied", pending.approval_id],

@@ -53,14 +53,21 @@ export async function pendingOf(res: Response): Promise<Pending> {
   return json<Pending>(res);
 }
 
-/** Move an approval's expiry into the past, as if its time had run out. */
+/**
+ * Move an approval's expiry into the past, as if its time had run out: in the run's ledger and
+ * in the tenant's index, which both hold it.
+ */
 export async function lapse(run: string, approvalId: string, tenant = "default"): Promise<void> {
-  const stub = env.RUN_LEDGER.getByName(`${tenant}/${run}`);
-  await runInDurableObject(stub, (_i, state) => {
+  const past = Date.now() - 1;
+  await runInDurableObject(env.TENANT_LEDGER.getByName(tenant), (_i, state) => {
     state.storage.sql.exec(
-      "UPDATE approval SET expires_at = ? WHERE id = ?",
-      Date.now() - 1,
+      "UPDATE approval_index SET expires_at = ? WHERE approval_id = ?",
+      past,
       approvalId,
     );
+  });
+  const stub = env.RUN_LEDGER.getByName(`${tenant}/${run}`);
+  await runInDurableObject(stub, (_i, state) => {
+    state.storage.sql.exec("UPDATE approval SET expires_at = ? WHERE id = ?", past, approvalId);
   });
 }

@@ -1,9 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { callerWith, get, json, newRun, propose } from "../helpers.ts";
+import { type Caller, callerWith, get, json, newRun, propose } from "../helpers.ts";
 import { decide, lapse, pendingOf, postJson, urgentTicket } from "./helpers.ts";
 
 interface Listed {
   approvals: { approval_id: string; run_id: string; status: string; args?: unknown }[];
+}
+
+async function listed(caller: Caller, status: string): Promise<string[]> {
+  const res = await caller.get(`/v1/approvals?status=${status}`);
+  return (await json<Listed>(res)).approvals.map((a) => a.approval_id);
+}
+
+/** Poll `read` until it returns a non-empty list (work deferred past an answer), or give up. */
+async function eventually(read: () => Promise<string[]>): Promise<string[]> {
+  for (let i = 0; i < 50; i++) {
+    const got = await read();
+    if (got.length > 0) return got;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return read();
 }
 
 describe("the operator's approval routes", () => {
@@ -34,6 +49,11 @@ describe("the operator's approval routes", () => {
     expect(left.approvals.map((a) => a.approval_id)).toEqual([ids[1]]);
     const approved = await json<Listed>(await operator.get("/v1/approvals?status=approved"));
     expect(approved.approvals.map((a) => a.approval_id)).toEqual([ids[0]]);
+    // The grant is spent by the call it admits; the index hears of it after the answer.
+    const applied = await operator.propose(runs[0] ?? "", urgentTicket("k-list-0000", "T-list-0"));
+    expect(applied.status).toBe(200);
+    expect(await eventually(() => listed(operator, "consumed"))).toEqual([ids[0]]);
+    expect(await listed(operator, "approved")).toEqual([]);
   });
 
   it("refuse an agent key, on every approval route", async () => {
@@ -59,12 +79,24 @@ describe("the operator's approval routes", () => {
     expect(twice.status).toBe(409);
     expect(await json(twice)).toMatchObject({ reason: "approval_already_decided" });
 
+    // An approval is decided only under its own run: another run of the tenant has no such id.
+    const elsewhere = newRun();
+    await propose(elsewhere, { tool: "noop", args: {} });
+    expect((await decide(elsewhere, pending.approval_id, "deny")).status).toBe(404);
+
     const stranger = await callerWith({ role: "operator" });
     const foreign = await decide(run, pending.approval_id, "approve", "", stranger.key ?? "");
     expect(foreign.status).toBe(404);
 
     const late = await pendingOf(await propose(run, urgentTicket("k-late-0001")));
     await lapse(run, late.approval_id);
+    // The tenant's list reads an approval past its time as expired, not pending.
+    const ids = async (status: string) =>
+      (await json<Listed>(await get(`/v1/approvals?status=${status}&limit=1000`))).approvals.map(
+        (a) => a.approval_id,
+      );
+    expect(await ids("expired")).toContain(late.approval_id);
+    expect(await ids("pending")).not.toContain(late.approval_id);
     const expired = await decide(run, late.approval_id, "approve");
     expect(expired.status).toBe(403);
     expect(await json(expired)).toMatchObject({ reason: "approval_expired" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asksNoCache } from "../../src/cache/read-through.ts";
-import { get, json, newRun, runStatus } from "../helpers.ts";
+import { foldCalls, get, json, newRun, runStatus } from "../helpers.ts";
 import { backendQueries, logsCall, newService, proposeSettled } from "./helpers.ts";
 
 const NO_CACHE = { "Cache-Control": "no-cache" };
@@ -15,18 +15,20 @@ describe("bypassing the result cache", () => {
     expect(await json(fresh)).toMatchObject({ decision: "applied", cache_key: expect.any(String) });
     expect(await backendQueries(service)).toBe(2);
     const after = await proposeSettled(run, logsCall(service));
-    expect(after.headers.get("X-Cache")).toBe("hit-edge");
+    expect(after.headers.get("X-Cache")).toBe("hit-memory");
     expect(await backendQueries(service)).toBe(2);
     expect((await runStatus(run)).budget.paid_calls.used).toBe(2);
-    const page = await json<{ entries: { cache: string }[] }>(await get(`/v1/runs/${run}/audit`));
-    expect(page.entries.map((e) => e.cache)).toEqual(["miss", "bypass", "hit-edge"]);
+    const page = await json<{ entries: { seq: number; of: number | null; cache: string }[] }>(
+      await get(`/v1/runs/${run}/audit`),
+    );
+    expect(foldCalls(page.entries).map((e) => e.cache)).toEqual(["miss", "bypass", "hit-memory"]);
   });
 
   it("fills the cache from a no-cache call when it was empty", async () => {
     const service = newService();
     await proposeSettled(newRun(), logsCall(service), NO_CACHE);
     const next = await proposeSettled(newRun(), logsCall(service));
-    expect(next.headers.get("X-Cache")).toBe("hit-edge");
+    expect(next.headers.get("X-Cache")).toBe("hit-memory");
     expect(await backendQueries(service)).toBe(1);
   });
 

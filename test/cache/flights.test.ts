@@ -33,7 +33,7 @@ describe("identical misses in flight in one isolate", () => {
     leader.lead.land({ ok: true, result: { logs: ["x"] } });
     expect(await joiner).toMatchObject({
       kind: "served",
-      cache: "hit-edge",
+      cache: "hit-memory",
       execution: { ok: true, result: { logs: ["x"] } },
     });
   });

@@ -17,6 +17,15 @@ export function logsCall(service: string, window = "5m") {
   return { tool: "fetch_service_logs", args: { service, window } };
 }
 
+/** The worker's bindings with the in-isolate memory tier off, to see the Cache API and KV. */
+// Env types each var as its configured literal; "0" is the documented other value.
+export const withoutMemory = { ...env, RESULT_MEMORY_BYTES: "0" } as unknown as Env;
+
+/** POST a call to the worker with no memory tier in front of the edge, and wait for its writes. */
+export function proposeAtEdge(runId: string, body: unknown): Promise<Response> {
+  return proposeThrough(worker, withoutMemory, runId, body);
+}
+
 /** POST a call to the worker and wait for its cache writes. */
 export function proposeSettled(
   runId: string,
@@ -32,10 +41,13 @@ export async function backendQueries(service: string): Promise<number> {
   return ((await res.json()) as { queries: number }).queries;
 }
 
-/** Empty tiers of the test's own: a fresh named cache and the shared KV namespace. */
+/**
+ * Empty tiers of the test's own: a fresh named cache and the shared KV namespace, with no
+ * memory in front, so what the Cache API and KV do is seen.
+ */
 export async function freshTiers(): Promise<ResultTiers> {
   const edge = await caches.open(`test-${crypto.randomUUID()}`);
-  return { edge, origin: EDGE_ORIGIN, kv: env.RESULTS };
+  return { memory: null, edge, origin: EDGE_ORIGIN, kv: env.RESULTS };
 }
 
 /** A logs tool whose upstream is a counted double answering `answer`. */

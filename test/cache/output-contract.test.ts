@@ -51,7 +51,7 @@ describe("results that break the output contract", () => {
     const double = new UpstreamDouble(reply(200, { stock: 3 }));
     const sku = crypto.randomUUID();
     expect((await askStock(double, sku)).headers.get("X-Cache")).toBe("miss");
-    expect((await askStock(double, sku)).headers.get("X-Cache")).toBe("hit-edge");
+    expect((await askStock(double, sku)).headers.get("X-Cache")).toBe("hit-memory");
     expect(double.received).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { get, json, newRun, propose, runStatus } from "../helpers.ts";
+import { foldCalls, get, json, newRun, propose, runStatus } from "../helpers.ts";
 import { backendQueries, logsCall, newService, proposeSettled } from "./helpers.ts";
 
 interface CallBody {
@@ -10,7 +10,7 @@ interface CallBody {
 }
 
 describe("identical reads with permuted keys", () => {
-  it("make one backend query: the agent's miss, then the critic's hit from the edge", async () => {
+  it("make one backend query: the agent's miss, then the critic's hit from memory", async () => {
     const service = newService();
     const agent = newRun("agent");
     const critic = newRun("critic");
@@ -18,7 +18,7 @@ describe("identical reads with permuted keys", () => {
     const permuted = `{"args":{"window":"5m","service":"${service}"},"tool":"fetch_service_logs"}`;
     const second = await proposeSettled(critic, permuted);
     expect(first.headers.get("X-Cache")).toBe("miss");
-    expect(second.headers.get("X-Cache")).toBe("hit-edge");
+    expect(second.headers.get("X-Cache")).toBe("hit-memory");
     const [a, b] = [await json<CallBody>(first), await json<CallBody>(second)];
     expect(a.decision).toBe("applied");
     expect(b.decision).toBe("cached");
@@ -39,7 +39,7 @@ describe("identical reads with permuted keys", () => {
       input: { window: "1h", service },
     };
     const res = await proposeSettled(newRun(), block);
-    expect(res.headers.get("X-Cache")).toBe("hit-edge");
+    expect(res.headers.get("X-Cache")).toBe("hit-memory");
     expect(await backendQueries(service)).toBe(1);
   });
 
@@ -48,12 +48,12 @@ describe("identical reads with permuted keys", () => {
     const run = newRun();
     await proposeSettled(run, logsCall(service));
     await proposeSettled(run, logsCall(service));
-    const page = await json<{ entries: { decision: string; cache: string | null }[] }>(
-      await get(`/v1/runs/${run}/audit`),
-    );
-    expect(page.entries.map((e) => [e.decision, e.cache])).toEqual([
+    const page = await json<{
+      entries: { seq: number; of: number | null; decision: string; cache: string | null }[];
+    }>(await get(`/v1/runs/${run}/audit`));
+    expect(foldCalls(page.entries).map((e) => [e.decision, e.cache])).toEqual([
       ["applied", "miss"],
-      ["cached", "hit-edge"],
+      ["cached", "hit-memory"],
     ]);
     expect((await runStatus(run)).budget.paid_calls.used).toBe(1);
   });
@@ -67,13 +67,13 @@ describe("identical reads with permuted keys", () => {
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
     const caches = answers.map((r) => r.headers.get("X-Cache")).sort();
     expect(caches).toEqual([
-      "hit-edge",
-      "hit-edge",
-      "hit-edge",
-      "hit-edge",
-      "hit-edge",
-      "hit-edge",
-      "hit-edge",
+      "hit-memory",
+      "hit-memory",
+      "hit-memory",
+      "hit-memory",
+      "hit-memory",
+      "hit-memory",
+      "hit-memory",
       "miss",
     ]);
     expect(await backendQueries(service)).toBe(1);

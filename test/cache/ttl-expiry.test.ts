@@ -25,7 +25,9 @@ describe("a cached result's TTL", () => {
     const run = newRun();
     expect((await proposeSettled(run, logsCall(service))).headers.get("X-Cache")).toBe("miss");
     vi.setSystemTime(Date.now() + 299_000);
-    expect((await proposeSettled(run, logsCall(service))).headers.get("X-Cache")).toBe("hit-edge");
+    expect((await proposeSettled(run, logsCall(service))).headers.get("X-Cache")).toBe(
+      "hit-memory",
+    );
     vi.setSystemTime(Date.now() + 2_000);
     expect((await proposeSettled(run, logsCall(service))).headers.get("X-Cache")).toBe("miss");
     expect(await backendQueries(service)).toBe(2);

@@ -21,7 +21,8 @@ let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 
 /**
  * One `wrangler dev` on a free loopback port, fresh state, the development key, an instant log
- * backend, and its approval webhook pointed at a real receiver on another free loopback port.
+ * backend, and its approval webhook pointed at a real receiver on another free loopback port, and a
+ * fresh secret for console sessions.
  */
 export async function setup(project: TestProject): Promise<void> {
   receiver = await startReceiver();
@@ -30,6 +31,7 @@ export async function setup(project: TestProject): Promise<void> {
     DEMO_LOG_LATENCY_MS: "0-0",
     APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
     APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
+    CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
   });
   project.provide("fenceUrl", dev.url);
   project.provide("hookUrl", receiver.url);

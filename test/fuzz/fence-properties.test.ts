@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { DECISION_TABLE, type Reason } from "../../src/core/reasons.ts";
 import type { InboxCount } from "../../src/demo/inbox.ts";
 import { FENCE } from "../../src/fence.ts";
-import { DEV_KEY, newRun, runStatus } from "../helpers.ts";
+import { DEV_KEY, foldCalls, newRun, runStatus } from "../helpers.ts";
 import { type FuzzCall, runOfCalls, validMutation } from "./arbitraries.ts";
 import { FUZZ_SEED } from "./seed.ts";
 import { keyOf, requestInit, SUCCESSES } from "./send.ts";
@@ -56,22 +56,27 @@ function expectFromTable(a: Answer): void {
   if (a.status >= 500) expect(reason, JSON.stringify(label)).toMatch(/^upstream_|^output_/);
 }
 
+/** Calls in the run's audit (an outcome entry is `of` its call's first), and calls left open. */
 async function auditCount(run: string): Promise<{ entries: number; pending: number }> {
   let after = 0;
-  let entries = 0;
-  let pending = 0;
+  const calls: { seq: number; of: number | null; decision: string }[] = [];
   for (;;) {
     const res = await exports.default.fetch(
       `http://localhost/v1/runs/${run}/audit?after=${after}&limit=1000`,
       { headers: AUTH },
     );
     const page = (await res.json()) as {
-      entries: { decision: string }[];
+      entries: { seq: number; of: number | null; decision: string }[];
       next_after: number | null;
     };
-    entries += page.entries.length;
-    pending += page.entries.filter((e) => e.decision === "pending").length;
-    if (page.next_after === null) return { entries, pending };
+    calls.push(...page.entries);
+    if (page.next_after === null) {
+      const folded = foldCalls(calls);
+      return {
+        entries: folded.length,
+        pending: folded.filter((e) => e.decision === "pending").length,
+      };
+    }
     after = page.next_after;
   }
 }

@@ -2,6 +2,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import type { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { expect } from "vitest";
+import { verifyChain } from "../../src/core/audit-chain.ts";
 import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
 import { approvalStatuses, OPERATOR } from "./approval-model.ts";
 import {
@@ -24,6 +25,8 @@ export type Stub = ReturnType<typeof env.RUN_LEDGER.getByName>;
 export interface Real {
   stub: Stub;
   ref: RunRef;
+  /** Every audit entry seen so far, by seq, as first read: an entry never changes. */
+  seen: Map<number, string>;
 }
 
 type Cmd = fc.AsyncCommand<LedgerModel, Real>;
@@ -100,6 +103,16 @@ async function expectSame(m: LedgerModel, r: Real): Promise<void> {
     decisions: decisionsOf(m),
   });
   const audit = (await r.stub.audit(0, 1_000)) ?? [];
+  for (const e of audit) {
+    const now = JSON.stringify(e);
+    expect(now, `entry ${e.seq} was changed`).toBe(r.seen.get(e.seq) ?? now);
+    r.seen.set(e.seq, now);
+  }
+  const chain = verifyChain(audit as unknown as Record<string, unknown>[], {
+    tenant: r.ref.tenant,
+    run: r.ref.runId,
+  });
+  expect(chain).toMatchObject({ ok: true, entries: audit.length });
   // An operator's entry has a random call id; the model names it by who made it.
   expect(
     audit.map((e) => [e.form === "operator" ? OPERATOR : e.call_id, e.decision, e.reason]),
@@ -284,10 +297,10 @@ export const expireLease = fc.constantFrom(...KEYS).map((key) =>
 export const abandon = fc.constant(
   command(
     "let every lease run out and ring the alarm",
-    (m) => m.audit.some((e) => e.decision === "pending"),
+    (m) => m.audit.some((e) => e.decision === "pending" && !e.closed),
     async (m, r) => {
       await runInDurableObject(r.stub, (_i, state) => {
-        state.storage.sql.exec("UPDATE audit SET lease_expires_at = 1 WHERE decision = 'pending'");
+        state.storage.sql.exec("UPDATE open_call SET lease_expires_at = 1");
       });
       await runDurableObjectAlarm(r.stub);
       abandonInModel(m);

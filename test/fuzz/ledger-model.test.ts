@@ -46,7 +46,7 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
     calls: 0,
     approvals: [],
   };
-  return { model, real: { stub, ref } };
+  return { model, real: { stub, ref, seen: new Map() } };
 }
 
 describe("the RunLedger against its model", () => {

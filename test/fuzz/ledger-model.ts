@@ -27,6 +27,22 @@ export interface ModelEntry {
   decision: string;
   /** Its reason code, or null. */
   reason: string | null;
+  /** For a pending entry: whether an outcome entry has closed it since. */
+  closed?: boolean;
+}
+
+/** The open (pending, not yet closed) entry of a call, if any. */
+function openOf(m: LedgerModel, callId: string): ModelEntry | undefined {
+  return m.audit.find((e) => e.callId === callId && e.decision === "pending" && !e.closed);
+}
+
+/** Close a call's open entry with an outcome entry; entries are appended, never changed. */
+function close(m: LedgerModel, callId: string, decision: string, reason: string | null): boolean {
+  const open = openOf(m, callId);
+  if (open === undefined) return false;
+  open.closed = true;
+  m.audit.push({ callId, decision, reason });
+  return true;
 }
 
 /** The whole model of a run. */
@@ -102,9 +118,8 @@ function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
     return refused(m, p.callId, "idempotency_key_in_use");
   }
   if (k.phase === "in_flight") {
-    // The holder outlived its lease: its outcome is unknown, so its pending entry is abandoned.
-    const old = m.audit.find((e) => e.callId === k.holder && e.decision === "pending");
-    if (old !== undefined) Object.assign(old, { decision: "abandoned", reason: null });
+    // The holder outlived its lease: its outcome is unknown, so its call is abandoned.
+    close(m, k.holder, "abandoned", null);
   }
   Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
@@ -158,10 +173,8 @@ export function settleInModel(m: LedgerModel, index: number, outcome: keyof type
   const [call] = m.open.splice(index, 1);
   if (call === undefined) throw new Error("no open call to settle");
   const o = OUTCOMES[outcome];
-  // Only a pending entry is settled: an abandoned one stays abandoned, its key untouched.
-  const entry = m.audit.find((e) => e.callId === call.callId && e.decision === "pending");
-  if (entry === undefined) return call;
-  Object.assign(entry, { decision: o.decision, reason: o.reason });
+  // Only an open call is settled: an abandoned one stays abandoned, its key untouched.
+  if (!close(m, call.callId, o.decision, o.reason)) return call;
   const k = call.key === null ? undefined : m.keys.get(call.key);
   if (k !== undefined && k.holder === call.callId) {
     k.phase = outcome === "retry" ? "retryable" : "done";
@@ -175,19 +188,22 @@ export function settleInModel(m: LedgerModel, index: number, outcome: keyof type
  * and a key its call still holds becomes retryable. Charges stay.
  */
 export function abandonInModel(m: LedgerModel): void {
-  for (const e of m.audit) {
-    if (e.decision !== "pending") continue;
-    Object.assign(e, { decision: "abandoned", reason: null });
+  const open = m.audit.filter((e) => e.decision === "pending" && !e.closed).map((e) => e.callId);
+  for (const callId of open) {
+    close(m, callId, "abandoned", null);
     for (const k of m.keys.values()) {
-      if (k.holder === e.callId && k.phase === "in_flight") k.phase = "retryable";
+      if (k.holder === callId && k.phase === "in_flight") k.phase = "retryable";
     }
   }
 }
 
 /** Decision counts as `GET /v1/runs/{id}` publishes them. */
 export function decisionsOf(m: LedgerModel): Record<string, number> {
+  // Each call once, by its latest entry: a closed pending entry no longer counts.
   const counts: Record<string, number> = {};
-  for (const e of m.audit) counts[e.decision] = (counts[e.decision] ?? 0) + 1;
+  for (const e of m.audit) {
+    if (!e.closed) counts[e.decision] = (counts[e.decision] ?? 0) + 1;
+  }
   return counts;
 }
 

@@ -37,7 +37,7 @@ async function leasesRunOut(
   stub: DurableObjectStub<import("../../src/ledger/RunLedger.ts").RunLedger>,
 ) {
   await runInDurableObject(stub, (_i, state) => {
-    state.storage.sql.exec("UPDATE audit SET lease_expires_at = ? WHERE decision = 'pending'", 1);
+    state.storage.sql.exec("UPDATE open_call SET lease_expires_at = 1");
     state.storage.sql.exec("UPDATE idempotency_key SET lease_expires_at = ?", 1);
   });
   expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -52,11 +52,15 @@ describe("calls whose worker died", () => {
     const status = await runStatus(run);
     expect(status.decisions).toEqual({ abandoned: 1 });
     expect(status.budget.paid_calls.used).toBe(1);
-    const audit = await json<{ entries: { decision: string; duration_ms: number }[] }>(
-      await dev.get(`/v1/runs/${run}/audit`),
-    );
-    expect(audit.entries[0]?.decision).toBe("abandoned");
-    expect(audit.entries[0]?.duration_ms).toBeGreaterThanOrEqual(0);
+    const audit = await json<{
+      entries: { seq: number; decision: string; duration_ms: number; of: number | null }[];
+    }>(await dev.get(`/v1/runs/${run}/audit`));
+    // The pending entry stays as written; the alarm's verdict is a second entry of it.
+    expect(audit.entries.map((e) => [e.seq, e.decision, e.of])).toEqual([
+      [1, "pending", null],
+      [2, "abandoned", 1],
+    ]);
+    expect(audit.entries[1]?.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
   it("lets the abandoned mutation's key run again once, without a second charge", async () => {

@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { TargetClaim } from "../../src/ledger/protocol.ts";
+import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
 import { callerWith, json, newRun, ticketCall } from "../helpers.ts";
 
 function claimOf(tenant: string, runId: string, target: string): TargetClaim {
@@ -18,9 +19,14 @@ function claimOf(tenant: string, runId: string, target: string): TargetClaim {
   };
 }
 
-/** Let every unconfirmed claim's lease run out, then ring the tenant's alarm. */
-async function claimLeasesRunOut(tenant: string) {
-  const stub = env.TENANT_LEDGER.getByName(tenant);
+/** The object that holds the claims on `target` of `create_ticket` in `tenant`. */
+function claimsOn(tenant: string, target: string) {
+  return env.TENANT_LEDGER.getByName(claimObjectName({ tenant, tool: "create_ticket", target }));
+}
+
+/** Let every unconfirmed claim's lease run out on `target`, then ring its object's alarm. */
+async function claimLeasesRunOut(tenant: string, target: string) {
+  const stub = claimsOn(tenant, target);
   await runInDurableObject(stub, (_i, state) => {
     state.storage.sql.exec("UPDATE target_claim SET lease_expires_at = 1 WHERE confirmed = 0");
   });
@@ -32,7 +38,7 @@ describe("tenant-wide target claims", () => {
   it("releases a claim whose worker died before its run decided", async () => {
     const agent = await callerWith();
     const target = `T-${crypto.randomUUID()}`;
-    const stub = env.TENANT_LEDGER.getByName(agent.tenant);
+    const stub = claimsOn(agent.tenant, target);
     // A worker claims the target and dies before its run ever sees the call.
     expect(await stub.claim(claimOf(agent.tenant, newRun(), target))).toEqual({
       kind: "held",
@@ -43,7 +49,7 @@ describe("tenant-wide target claims", () => {
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-blocked"),
     );
     expect(await json(blocked)).toMatchObject({ reason: "target_cap_exhausted" });
-    await claimLeasesRunOut(agent.tenant);
+    await claimLeasesRunOut(agent.tenant, target);
     const freed = await agent.propose(
       newRun(),
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-freed1"),
@@ -60,7 +66,7 @@ describe("tenant-wide target claims", () => {
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-first1"),
     );
     expect(await json(first)).toMatchObject({ decision: "applied" });
-    const stub = await claimLeasesRunOut(agent.tenant);
+    const stub = await claimLeasesRunOut(agent.tenant, target);
     const rows = await runInDurableObject(stub, (_i, state) =>
       state.storage.sql
         .exec("SELECT confirmed FROM target_claim WHERE target = ?", target)

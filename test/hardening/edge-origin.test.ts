@@ -31,7 +31,7 @@ describe("the edge tier's keys", () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     const other = await readFrom("127.0.0.1", newRun(), service);
-    expect(other.headers.get("X-Cache")).toBe("hit-edge");
+    expect(other.headers.get("X-Cache")).toBe("hit-memory");
     expect(await caches.default.match(edgeUrl("http://localhost", key))).toBeUndefined();
   });
 });

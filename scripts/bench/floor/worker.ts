@@ -1,0 +1,54 @@
+/**
+ * The bench's floor: the cheapest worker that keeps the fence's guarantee of one durable
+ * record per call, committed before the answer. Bench-only (scripts/bench/floor/wrangler.toml;
+ * never in the fence's bundle). `POST /one/{run}` forwards to the run's object, which commits
+ * one SQLite insert and answers; `POST /two/{run}` makes two such RPCs one after the other,
+ * the floor of a call recorded before and after it runs; `GET /healthz` writes nothing.
+ */
+import { DurableObject } from "cloudflare:workers";
+
+/** The floor worker's bindings. */
+interface FloorEnv {
+  /** One object per run name, as the fence's RunLedger. */
+  FLOOR: DurableObjectNamespace<FloorLedger>;
+}
+
+/** One run's record: a table, one insert per step, each in its own transaction. */
+export class FloorLedger extends DurableObject<FloorEnv> {
+  constructor(ctx: DurableObjectState, env: FloorEnv) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      "CREATE TABLE IF NOT EXISTS entry (seq INTEGER PRIMARY KEY, step TEXT NOT NULL, body TEXT NOT NULL)",
+    );
+  }
+
+  /** Commit one entry and return its sequence number. */
+  record(step: string, body: string): number {
+    return this.ctx.storage.transactionSync(
+      () =>
+        this.ctx.storage.sql
+          .exec<{ seq: number }>(
+            "INSERT INTO entry (step, body) VALUES (?, ?) RETURNING seq",
+            step,
+            body,
+          )
+          .one().seq,
+    );
+  }
+}
+
+export default {
+  async fetch(request: Request, env: FloorEnv): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/healthz") return Response.json({ ok: true });
+    const [, kind, run] = url.pathname.split("/");
+    if (request.method !== "POST" || run === undefined || (kind !== "one" && kind !== "two")) {
+      return new Response("not found", { status: 404 });
+    }
+    const body = await request.text();
+    const ledger = env.FLOOR.getByName(run);
+    const seq = await ledger.record("before", body);
+    if (kind === "one") return Response.json({ seq });
+    return Response.json({ seq: [seq, await ledger.record("after", body)] });
+  },
+} satisfies ExportedHandler<FloorEnv>;

@@ -1,0 +1,39 @@
+/**
+ * Whether a console session still acts for its operator, checked on every request: the key
+ * is still an operator key of the same tenant (so revoking it ends its sessions at once, and
+ * the development key's only under local development, by the API's own checks), and the
+ * session was not signed out. And which run a route names: always one of the operator's
+ * tenant.
+ */
+import type { Context } from "hono";
+import { roleAllows } from "../core/keys.ts";
+import { principalOfDigest } from "../http/auth.ts";
+import { RUN_ID, tenantLedgerOf } from "../ledger/address.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import type { ConsoleContext, ConsoleEnv } from "./context.ts";
+import type { Session } from "./session.ts";
+
+/** Whether `session` may still act. */
+export async function stillActs(c: Context<ConsoleEnv>, session: Session): Promise<boolean> {
+  const [principal, signedOut] = await Promise.all([
+    principalOfDigest(c.env, session.keyId, c.req.raw),
+    tenantLedgerOf(c.env, session.tenant).signedOut(session.id),
+  ]);
+  return (
+    principal.ok &&
+    !signedOut &&
+    principal.value.tenant === session.tenant &&
+    roleAllows(principal.value.role, "operator")
+  );
+}
+
+/** Sign the session out: refused from now on, even as a copy of the cookie. */
+export async function signOut(env: Env, session: Session): Promise<void> {
+  await tenantLedgerOf(env, session.tenant).signOut(session.id, session.expiresAt);
+}
+
+/** The run a console route names, always of the operator's own tenant; null for a bad id. */
+export function runRefOf(c: ConsoleContext): RunRef | null {
+  const runId = c.req.param("run_id") ?? "";
+  return RUN_ID.test(runId) ? { tenant: c.get("operator").tenant, runId } : null;
+}

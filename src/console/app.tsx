@@ -1,0 +1,178 @@
+/**
+ * The operator console at `/console`: its guards (a strict CSP, Hono's CSRF check, a body
+ * limit, the session), signing in and out, its two static files, and the page routes.
+ * Every read and action goes through the same ledger methods the API's routes call, and
+ * signing in uses the API's own key checks (src/http/auth.ts), so the two never disagree.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
+import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
+import type { Fence } from "../core/policy.ts";
+import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
+import { signOut, stillActs } from "./access.ts";
+import type { ConsoleEnv } from "./context.ts";
+import { html, Notice, Page } from "./layout.tsx";
+import { mountRuns } from "./run-routes.tsx";
+import { mountRunList } from "./runs-page.tsx";
+import { CONSOLE_JS } from "./script.ts";
+import { endSession, readSession, sessionSecret, startSession } from "./session.ts";
+import { CONSOLE_CSS } from "./style.ts";
+import { mountTools } from "./tools-page.tsx";
+
+/** Largest form the console accepts: a key, a reason, a few limits. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+/** Static files may be cached briefly; they change only with a deploy. */
+const ASSET_CACHE = "public, max-age=300";
+
+/**
+ * Scripts, styles and requests only from the fence's own origin, no inline code, no
+ * framing, forms posting only back to it: nothing is ever loaded from a CDN.
+ */
+const CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+};
+
+function SignIn(props: { error: string | null }) {
+  return (
+    <Page title="Sign in" viewer={null}>
+      <div class="signin panel">
+        <h1>Sign in</h1>
+        {props.error === null ? null : <Notice kind="error">{props.error}</Notice>}
+        <form method="post" action="/console/sign-in">
+          <label for="key">Operator key</label>
+          <input id="key" name="key" type="password" autocomplete="off" required />
+          <p class="muted">An operator key of your tenant; agent keys cannot sign in.</p>
+          <button type="submit" class="primary">
+            Sign in
+          </button>
+        </form>
+      </div>
+    </Page>
+  );
+}
+
+/** The console's routes, mounted by the worker at `/console`. */
+export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>().basePath("/console");
+  app.use(secureHeaders({ contentSecurityPolicy: CSP, referrerPolicy: "same-origin" }));
+  app.use(csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
+
+  app.get("/assets/console.css", (c) =>
+    c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css", "Cache-Control": ASSET_CACHE }),
+  );
+  app.get("/assets/console.js", (c) =>
+    c.body(CONSOLE_JS, 200, { "Content-Type": "text/javascript", "Cache-Control": ASSET_CACHE }),
+  );
+
+  app.get("/", async (c) => {
+    const secret = sessionSecret(c.env);
+    if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
+    if ((await readSession(c, secret)) !== null) return c.redirect("/console/runs", 303);
+    return html(<SignIn error={null} />);
+  });
+
+  app.post("/sign-in", async function signIn(c) {
+    const secret = sessionSecret(c.env);
+    if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
+    const form = await c.req.parseBody();
+    const key = typeof form.key === "string" ? form.key.trim() : "";
+    const refused = async (error: string, status: number) => {
+      if (await signInFailuresExceeded(c.env, c.req.raw)) {
+        return html(<SignIn error="Too many failed sign-ins; wait a minute." />, 429);
+      }
+      return html(<SignIn error={error} />, status);
+    };
+    if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
+    const found = await principalOfKey(c.env, key, c.req.raw);
+    if (!found.ok) return refused(found.error.detail, 401);
+    if (!roleAllows(found.value.role, "operator")) {
+      return refused("This is an agent key; the console needs an operator key.", 403);
+    }
+    await startSession(c, secret, { tenant: found.value.tenant, keyId: found.value.keyId });
+    return c.redirect("/console/runs", 303);
+  });
+
+  app.post("/sign-out", async (c) => {
+    const secret = sessionSecret(c.env);
+    const session = secret === null ? null : await readSession(c, secret);
+    if (session !== null) await signOut(c.env, session);
+    endSession(c);
+    return c.redirect("/console", 303);
+  });
+
+  app.use(async function requireOperator(c, next) {
+    const secret = sessionSecret(c.env);
+    const session = secret === null ? null : await readSession(c, secret);
+    if (session === null || !(await stillActs(c, session))) {
+      if (session !== null) endSession(c);
+      if (c.req.method === "GET") return c.redirect("/console", 303);
+      return html(<SignIn error="Your session has ended; sign in again." />, 401);
+    }
+    c.set("operator", { tenant: session.tenant, keyId: session.keyId });
+    await next();
+  });
+
+  mountRunList(app);
+  mountRuns(app, fence);
+  mountTools(app, fence);
+  // Last: any other console path, for a signed-in operator, is an HTML 404.
+  app.all("*", () => html(<Missing />, 404));
+  app.onError((e) => {
+    // Hono's CSRF check and body limit refuse by throwing an HTTPException; its status is
+    // the answer.
+    const status = refusedStatus(e);
+    if (status !== null) {
+      return html(
+        <Page title="Refused" viewer={null}>
+          {REFUSED}
+        </Page>,
+        status,
+      );
+    }
+    console.error("console", e);
+    return html(
+      <Page title="Error" viewer={null}>
+        {FAILED}
+      </Page>,
+      500,
+    );
+  });
+  return app;
+}
+
+const NOT_CONFIGURED =
+  "The console is not configured: set the CONSOLE_SECRET secret (32 characters or more).";
+
+function refusedStatus(e: unknown): number | null {
+  if (!(e instanceof HTTPException)) return null;
+  return typeof e.status === "number" && e.status >= 400 && e.status < 500 ? e.status : null;
+}
+
+const REFUSED = (
+  <Notice kind="error">
+    The request was refused: forms must come from this console's own pages and stay small.
+  </Notice>
+);
+
+const FAILED = <Notice kind="error">The console failed; nothing was changed.</Notice>;
+
+function Missing() {
+  return (
+    <Page title="Not found" viewer={null}>
+      <Notice kind="error">
+        No such page. <a href="/console/runs">Back to the runs</a>
+      </Notice>
+    </Page>
+  );
+}

@@ -1,0 +1,21 @@
+/** What the console's routes see: the signed-in operator. */
+import type { Context } from "hono";
+
+/** Who is signed in, as checked on this request. */
+export interface Operator {
+  /** The operator's tenant: every run the console shows or acts on is the tenant's. */
+  tenant: string;
+  /** SHA-256 hex of the operator's key, or null for the development key: who acted. */
+  keyId: string | null;
+}
+
+/** Hono environment of the console's routes. */
+export interface ConsoleEnv {
+  Bindings: Env;
+  Variables: {
+    /** The signed-in operator (set by the session guard). */
+    operator: Operator;
+  };
+}
+
+export type ConsoleContext = Context<ConsoleEnv>;

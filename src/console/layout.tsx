@@ -1,0 +1,95 @@
+/**
+ * The page shell every console page shares, and the small pieces pages repeat: the
+ * decision and status badges (a colour and always a text label, never colour alone) and
+ * the budget gauge. Server-rendered with Hono's JSX; no front-end build.
+ */
+import type { Child } from "hono/jsx";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { AuditDecision } from "../ledger/protocol.ts";
+import type { Operator } from "./context.ts";
+
+/** A rendered page with its doctype (HTML's no-quirks mode), never cached. */
+export async function html(
+  node: HtmlEscapedString | Promise<HtmlEscapedString>,
+  status = 200,
+): Promise<Response> {
+  const body = (await node).toString();
+  return new Response(`<!doctype html>${body}`, {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
+
+const STATUS_LABEL = { open: "open", halted: "halted", expired: "past deadline" } as const;
+
+/** The whole page: header with navigation and sign-out, then `children`. */
+export function Page(props: { title: string; viewer: Operator | null; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{`${props.title} · toolfence console`}</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        <script src="/console/assets/console.js" defer />
+      </head>
+      <body>
+        <header class="top">
+          <span class="brand">toolfence console</span>
+          {props.viewer === null ? null : (
+            <>
+              <nav>
+                <a href="/console/runs">Runs</a>
+                <a href="/console/tools">Tools</a>
+              </nav>
+              <span class="who">
+                <span>
+                  tenant <code>{props.viewer.tenant}</code>
+                </span>
+                <form class="inline" method="post" action="/console/sign-out">
+                  <button type="submit" class="link">
+                    Sign out
+                  </button>
+                </form>
+              </span>
+            </>
+          )}
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  );
+}
+
+/** A decision as a coloured dot and its name. */
+export function DecisionBadge(props: { decision: AuditDecision | string }) {
+  return <span class={`badge d-${props.decision}`}>{props.decision}</span>;
+}
+
+/** A run's status as a coloured dot and its label. */
+export function StatusBadge(props: { status: keyof typeof STATUS_LABEL }) {
+  return <span class={`badge s-${props.status}`}>{STATUS_LABEL[props.status]}</span>;
+}
+
+/** One budget counter: a meter and "used / limit" in text. */
+export function Gauge(props: { label: string; used: number; limit: number }) {
+  const { label, used, limit } = props;
+  return (
+    <span class="gauge" title={`${label}: ${used} of ${limit} used`}>
+      <meter min={0} max={Math.max(limit, 1)} value={used} low={limit * 0.7} high={limit * 0.9} />{" "}
+      <span class="num">
+        {used} / {limit}
+      </span>
+    </span>
+  );
+}
+
+/** A notice above a page's content: what an action did or why it was refused. */
+export function Notice(props: { kind: "info" | "error"; children: Child }) {
+  return (
+    <p class={props.kind === "error" ? "notice error" : "notice"} role="status">
+      {props.children}
+    </p>
+  );
+}

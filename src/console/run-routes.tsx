@@ -1,0 +1,183 @@
+/**
+ * The routes of one run: its page, the live fragment, the NDJSON download, and the
+ * actions: halt, tighten limits, and (operator-acts.tsx) approvals and escalations. Each reads or acts through the same RunLedger methods
+ * the API's routes call (`summary`/`status`, `audit`, `halt`, `open`), so the console
+ * never decides anything itself.
+ */
+import type { Hono } from "hono";
+import * as v from "valibot";
+import { LimitOverrideSchema } from "../core/limits.ts";
+import type { Fence } from "../core/policy.ts";
+import { MAX_JSON_DEPTH } from "../http/limits.ts";
+import { ledgerOf } from "../ledger/address.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import { runRefOf } from "./access.ts";
+import type { ConsoleContext, ConsoleEnv } from "./context.ts";
+import { html, Notice, Page } from "./layout.tsx";
+import { mountActs } from "./operator-acts.tsx";
+import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
+import { explain, type ReadOptions } from "./timeline.tsx";
+
+/** Entries per page of the timeline, and per read of the NDJSON download. */
+const PAGE = 500;
+
+/** Open escalations shown on a run's page, oldest first. */
+const WAITING_SHOWN = 100;
+
+/** What each act's `?done=` says on the page it returns to. */
+const DONE: Record<string, string> = {
+  halted: "The run is halted; every later call is refused.",
+  limits: "The run's limits are tightened.",
+  approved: "Approved: the agent's next proposal of the same call is admitted, once.",
+  denied: "Denied: the agent's proposals of the call are refused.",
+  retry_allowed: "Escalation resolved: the same key may run once more.",
+  closed: "Escalation closed.",
+};
+
+/** The longest halt reason kept, as the API keeps it. */
+const MAX_HALT_REASON = 200;
+
+type PageNotice = RunPageData["notice"];
+
+function cursorOf(value: string | undefined): number {
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : 0;
+}
+
+function unknownRun(c: ConsoleContext) {
+  return html(
+    <Page title="No such run" viewer={c.get("operator")}>
+      <Notice kind="error">
+        No call of this run was ever seen. <a href="/console/runs">Back to the runs</a>
+      </Notice>
+    </Page>,
+    404,
+  );
+}
+
+/** A run's page data, or null when the run was never seen (or is another tenant's). */
+async function pageData(
+  read: ReadOptions,
+  env: Env,
+  ref: RunRef,
+  after: number,
+  notice: PageNotice,
+) {
+  const ledger = ledgerOf(env, ref);
+  const [run, entries, approvals, escalations] = await Promise.all([
+    ledger.summary(),
+    ledger.audit(after, PAGE),
+    ledger.approvals("pending"),
+    ledger.escalations(0, WAITING_SHOWN, "open"),
+  ]);
+  if (run === null || entries === null) return null;
+  const items = await Promise.all(entries.map((e) => explain(read, e)));
+  const last = entries.at(-1);
+  const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
+  const waiting = { approvals: approvals ?? [], escalations };
+  return { run, entries: items, nextAfter, notice, waiting } satisfies RunPageData;
+}
+
+/** The whole audit log as NDJSON, the same lines `GET /v1/runs/{id}/audit` serves, read a page at a time. */
+function ndjson(env: Env, ref: RunRef): ReadableStream<Uint8Array> {
+  const ledger = ledgerOf(env, ref);
+  const encoder = new TextEncoder();
+  let after = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      const entries = (await ledger.audit(after, PAGE)) ?? [];
+      const text = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
+      if (text !== "") controller.enqueue(encoder.encode(text));
+      const last = entries.at(-1);
+      if (entries.length < PAGE || last === undefined) controller.close();
+      else after = last.seq;
+    },
+  });
+}
+
+/** The form's limits as the API's override, or why they are not valid. */
+function overrideOf(form: Record<string, string | File | (string | File)[]>) {
+  const numbers: Record<string, number> = {};
+  for (const name of ["max_mutations", "max_paid_calls", "deadline_ms"]) {
+    const value = form[name];
+    if (typeof value === "string" && value.trim() !== "") numbers[name] = Number(value);
+  }
+  const tools = form.allowed_tools;
+  const allowed = tools === undefined ? [] : Array.isArray(tools) ? tools : [tools];
+  const checked = v.safeParse(LimitOverrideSchema, { ...numbers, allowed_tools: allowed });
+  if (checked.success) return { ok: true as const, value: checked.output };
+  const where = checked.issues.map((i) => `${v.getDotPath(i) ?? "form"}: ${i.message}`);
+  return { ok: false as const, error: `The limits are not valid: ${where.join("; ")}.` };
+}
+
+/** Mount the run routes on the console. */
+export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
+  const read: ReadOptions = { fence, maxDepth: MAX_JSON_DEPTH };
+
+  async function render(c: ConsoleContext, ref: RunRef, notice: PageNotice, status = 200) {
+    const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), notice);
+    if (data === null) return unknownRun(c);
+    return html(<RunPage operator={c.get("operator")} data={data} />, status);
+  }
+
+  app.get("/runs/:run_id", async (c) => {
+    const ref = runRefOf(c);
+    if (ref === null) return unknownRun(c);
+    const done = DONE[c.req.query("done") ?? ""];
+    return render(c, ref, done === undefined ? null : { kind: "info", text: done });
+  });
+
+  app.get("/runs/:run_id/live", async (c) => {
+    const ref = runRefOf(c);
+    if (ref === null) return unknownRun(c);
+    const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), null);
+    if (data === null) return unknownRun(c);
+    return html(<LiveFragment run={data.run} entries={data.entries} />);
+  });
+
+  app.get("/runs/:run_id/audit.ndjson", async (c) => {
+    const ref = runRefOf(c);
+    if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
+    return new Response(ndjson(c.env, ref), {
+      headers: {
+        "Content-Type": "application/x-ndjson; charset=utf-8",
+        "Content-Disposition": `attachment; filename="run-${ref.runId}.ndjson"`,
+        "Cache-Control": "no-store",
+      },
+    });
+  });
+
+  app.post("/runs/:run_id/halt", async (c) => {
+    const ref = runRefOf(c);
+    if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
+    const form = await c.req.parseBody();
+    const reason = typeof form.reason === "string" ? form.reason.trim() : "";
+    if (form.confirm !== "yes" || reason === "") {
+      const text = "To halt the run, give a reason and tick the confirmation.";
+      return render(c, ref, { kind: "error", text }, 422);
+    }
+    await ledgerOf(c.env, ref).halt(ref, reason.slice(0, MAX_HALT_REASON));
+    return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=halted`, 303);
+  });
+
+  app.post("/runs/:run_id/limits", async (c) => {
+    const ref = runRefOf(c);
+    if (ref === null || (await ledgerOf(c.env, ref).status()) === null) return unknownRun(c);
+    const override = overrideOf(await c.req.parseBody({ all: true }));
+    if (!override.ok) return render(c, ref, { kind: "error", text: override.error }, 422);
+    // The console acts only as an operator, who may tighten any run of the tenant.
+    const answer = await ledgerOf(c.env, ref).open(ref, override.value, true);
+    if (answer.kind === "refuse") {
+      return render(c, ref, { kind: "error", text: answer.refusal.detail }, 422);
+    }
+    return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=limits`, 303);
+  });
+
+  mountActs(
+    app,
+    async function answer(c, ref, error, done) {
+      if (error !== null) return render(c, ref, { kind: "error", text: error }, 422);
+      return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=${done}`, 303);
+    },
+    unknownRun,
+  );
+}

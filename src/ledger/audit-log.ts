@@ -1,0 +1,176 @@
+/**
+ * The run's audit log, append-only and hash-chained (the rule: src/core/audit-chain.ts). An
+ * entry, once written, is never changed or deleted here: an admitted call's outcome, its
+ * abandonment included, is a second entry naming the first (`of`). Two small tables are kept
+ * beside the log in the same transactions, because the log itself never changes: the count of
+ * calls per decision (an outcome moves its call from `pending`), and the calls still open
+ * (pending with no outcome yet, with their leases). Every function here runs inside the
+ * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
+ */
+import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
+import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
+
+/** An entry as the ledger drafts it: its columns but seq, time and chain. */
+export interface EntryDraft {
+  [column: string]: SqlStorageValue;
+  call_id: string;
+  tool: string | null;
+  form: string | null;
+  decision: string;
+  reason: string | null;
+  status: number | null;
+  idempotency_key: string | null;
+  fingerprint: string | null;
+  cache: string | null;
+  duration_ms: number | null;
+  mutations_used: number;
+  paid_used: number;
+  content_type: string | null;
+  payload: string;
+  payload_truncated: number;
+  /** For a pending entry: its lease, after which the alarm may abandon it. */
+  lease_expires_at: number | null;
+  approval_id: string | null;
+  actor: string | null;
+  note: string | null;
+  resolves: number | null;
+}
+
+function lastLink(sql: SqlStorage, run: RunRow): { seq: number; hash: string } {
+  const last = sql
+    .exec<{ seq: number; hash: string }>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
+    .toArray()[0];
+  return last ?? { seq: 0, hash: genesis(run.tenant, run.run_id) };
+}
+
+function bump(sql: SqlStorage, decision: string, by: number): void {
+  sql.exec(
+    `INSERT INTO decision_count (decision, n) VALUES (?, ?)
+     ON CONFLICT (decision) DO UPDATE SET n = n + excluded.n`,
+    decision,
+    by,
+  );
+}
+
+/** Append one entry, `of` the entry it settles (or null); returns its seq. */
+export function append(sql: SqlStorage, run: RunRow, draft: EntryDraft, of: number | null): number {
+  const last = lastLink(sql, run);
+  const row: AuditRow = {
+    ...draft,
+    seq: last.seq + 1,
+    at: Date.now(),
+    of,
+    prev: last.hash,
+    hash: "",
+  };
+  const hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
+  const cols = Object.keys(row).filter((c) => c !== "hash");
+  sql.exec(
+    `INSERT INTO audit (${cols.join(", ")}, hash) VALUES (${cols.map(() => "?").join(", ")}, ?)`,
+    ...cols.map((c) => row[c] ?? null),
+    hash,
+  );
+  bump(sql, draft.decision, 1);
+  if (of !== null) bump(sql, "pending", -1);
+  if (draft.decision === "pending") {
+    sql.exec(
+      "INSERT INTO open_call (seq, call_id, lease_expires_at) VALUES (?, ?, ?)",
+      row.seq,
+      draft.call_id,
+      draft.lease_expires_at ?? 0,
+    );
+  }
+  if (of !== null) sql.exec("DELETE FROM open_call WHERE seq = ?", of);
+  return row.seq;
+}
+
+/** The open (pending, unsettled) entry of a call, or null. */
+export function openEntry(sql: SqlStorage, callId: string): AuditRow | null {
+  return (
+    sql
+      .exec<AuditRow>(
+        "SELECT a.* FROM open_call o JOIN audit a ON a.seq = o.seq WHERE o.call_id = ?",
+        callId,
+      )
+      .toArray()[0] ?? null
+  );
+}
+
+/** Open entries whose lease ran out by `now`. */
+export function expiredOpen(sql: SqlStorage, now: number): AuditRow[] {
+  return sql
+    .exec<AuditRow>(
+      `SELECT a.* FROM open_call o JOIN audit a ON a.seq = o.seq
+       WHERE o.lease_expires_at <= ? ORDER BY o.seq`,
+      now,
+    )
+    .toArray();
+}
+
+/** The earliest lease of an open entry, or null. */
+export function earliestLease(sql: SqlStorage): number | null {
+  return sql.exec<{ at: number | null }>("SELECT MIN(lease_expires_at) AS at FROM open_call").one()
+    .at;
+}
+
+/** Calls per decision, each call counted once, by its latest entry. */
+export function decisionCounts(sql: SqlStorage): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of sql.exec<{ decision: string; n: number }>(
+    "SELECT decision, n FROM decision_count WHERE n > 0",
+  )) {
+    out[r.decision] = r.n;
+  }
+  return out;
+}
+
+/**
+ * Give rows written before the log was chained their `prev` and `hash`, in order, once: their
+ * content stays as it was; the chain then covers them like every later entry.
+ */
+export function chainOldEntries(sql: SqlStorage, run: RunRow | null): void {
+  if (run === null) return;
+  if (sql.exec("SELECT 1 FROM audit WHERE hash IS NULL LIMIT 1").toArray().length === 0) return;
+  let prev = genesis(run.tenant, run.run_id);
+  for (const row of sql.exec<AuditRow>("SELECT * FROM audit ORDER BY seq").toArray()) {
+    const chained = { ...row, prev, hash: "" } as AuditRow;
+    const hash = entryHash(auditEntry(chained) as unknown as Record<string, unknown>);
+    sql.exec("UPDATE audit SET prev = ?, hash = ? WHERE seq = ?", prev, hash, row.seq);
+    prev = hash;
+  }
+}
+
+/** The last entry's seq and hash, or null for an empty log. */
+export function head(sql: SqlStorage): { seq: number; hash: string } | null {
+  return (
+    sql
+      .exec<{ seq: number; hash: string }>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
+      .toArray()[0] ?? null
+  );
+}
+
+/** Recompute the whole chain as stored, a page at a time; the first bad seq if any. */
+export function verifyLog(sql: SqlStorage, run: RunRow, page = 1_000): ChainReport {
+  let from = 1;
+  let prev = genesis(run.tenant, run.run_id);
+  let total = 0;
+  let last: ChainReport["head"] = null;
+  for (;;) {
+    const rows = sql
+      .exec<AuditRow>("SELECT * FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?", from, page)
+      .toArray();
+    const entries = rows.map((r) => auditEntry(r) as unknown as Record<string, unknown>);
+    const report = verifyChain(entries, {
+      tenant: run.tenant,
+      run: run.run_id,
+      from,
+      prevOfFirst: prev,
+    });
+    total += report.entries;
+    if (!report.ok) return { ...report, entries: total, head: last };
+    if (report.head !== null) last = report.head;
+    if (rows.length < page || report.head === null) return { ok: true, entries: total, head: last };
+    from = report.head.seq + 1;
+    prev = report.head.hash;
+  }
+}

@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+const url = inject("fenceUrl");
+const KEY = "tf_dev_local_key";
+const auth = { Authorization: `Bearer ${KEY}` };
+
+/** Debian's Chromium: nothing is downloaded, there is no network for it. */
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Where screenshots go: `SCREENSHOT_DIR=docs` refreshes the README's; else a temp folder. */
+const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "toolfence-shots-"));
+
+/** How long a new entry may take to appear: the page polls once a second. */
+const LIVE_WAIT_MS = 2_000;
+
+let profile: string;
+let context: BrowserContext;
+let page: Page;
+
+async function propose(run: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${url}/v1/runs/${run}/calls`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  profile = mkdtempSync(join(tmpdir(), "toolfence-chromium-"));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+});
+
+afterAll(async () => {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true });
+});
+
+describe("the console in Chromium", () => {
+  const run = `console-${crypto.randomUUID().slice(0, 8)}`;
+
+  it("signs in with an operator key and lists the tenant's runs", async () => {
+    const ticket = { ticket_id: `T-${run}`, title: "Auth is down", priority: "high" };
+    const logs = { tool: "fetch_service_logs", args: { service: "auth", window: "1h" } };
+    expect((await propose(run, { tool: "noop", args: { note: "first" } })).status).toBe(200);
+    const created = await propose(
+      run,
+      { tool: "create_ticket", args: ticket },
+      {
+        "Idempotency-Key": `k-${run}-create`,
+      },
+    );
+    expect(created.status).toBe(200);
+    expect((await propose(run, logs)).status).toBe(200);
+    expect((await propose(run, logs)).headers.get("X-Cache")).toMatch(/^hit/);
+    await page.goto(`${url}/console`);
+    await page.fill("#key", KEY);
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${url}/console/runs`);
+    await expect(page.locator("h1").textContent()).resolves.toBe("Runs");
+    await expect(page.locator("#runs").textContent()).resolves.toContain(run);
+    await page.screenshot({ path: join(SHOTS, "console-runs.png") });
+  });
+
+  it("shows new calls on the timeline without a reload", async () => {
+    await page.goto(`${url}/console/runs/${run}`);
+    await page.waitForSelector("#e-4");
+    await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+    expect((await propose(run, { tool: "noop", args: { note: "second" } })).status).toBe(200);
+    await page.waitForSelector("#e-5", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-5 .badge").textContent()).resolves.toBe("applied");
+    expect(await page.evaluate(() => "sameDocument" in globalThis)).toBe(true);
+  });
+
+  it("opens a blocked call to show its issues and the payload as received", async () => {
+    const bad = { tool: "fetch_service_logs", args: { service: 42, window_minutes: "lots" } };
+    expect((await propose(run, bad)).status).toBe(422);
+    await page.waitForSelector("#e-6", { timeout: LIVE_WAIT_MS + 1_000 });
+    await expect(page.locator("#e-6 .badge").textContent()).resolves.toBe("block");
+    await page.click("#e-6 summary");
+    const fold = page.locator("#e-6 details");
+    await expect(fold.locator("table.issues").isVisible()).resolves.toBe(true);
+    await expect(fold.textContent()).resolves.toContain("window_minutes");
+    await expect(fold.locator("pre").textContent()).resolves.toContain('"lots"');
+    await page.screenshot({ path: join(SHOTS, "console-timeline.png"), fullPage: true });
+  });
+
+  it("halts the run, and the next call is refused", async () => {
+    await page.fill("#halt-reason", "agent looping on logs");
+    await page.check("#halt input[name=confirm]");
+    await page.click("#halt button[type=submit]");
+    await page.waitForURL(/done=halted/);
+    await expect(page.locator("#run-summary .badge").first().textContent()).resolves.toBe("halted");
+    const refused = await propose(run, { tool: "noop", args: {} });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ reason: "run_halted" });
+    await page.reload();
+    await expect(page.locator("#e-7 code").nth(1).textContent()).resolves.toBe("run_halted");
+  });
+
+  it("approves a pending call, and the agent's re-proposal is applied", async () => {
+    const other = `console-approve-${crypto.randomUUID().slice(0, 8)}`;
+    const urgent = {
+      tool: "create_ticket",
+      args: { ticket_id: `T-${other}`, title: "Checkout is down", priority: "urgent" },
+      idempotency_key: `k-${other}-urgent`,
+    };
+    const asked = await propose(other, urgent);
+    expect(asked.status).toBe(202);
+    const { approval_id: id } = (await asked.json()) as { approval_id: string };
+    await page.goto(`${url}/console/runs/${other}`);
+    await expect(page.locator(`#approval-${id} pre`).textContent()).resolves.toContain(
+      "Checkout is down",
+    );
+    await page.fill(`#approval-${id} input[name=note]`, "on call approves");
+    await page.click(`#approval-${id} button[value=approve]`);
+    await page.waitForURL(/done=approved/);
+    expect(await page.locator(`#approval-${id}`).count()).toBe(0);
+    const applied = await propose(other, urgent);
+    expect(applied.status).toBe(200);
+    expect(await applied.json()).toMatchObject({ decision: "applied" });
+    await page.waitForSelector("tbody[data-decision=applied] >> text=create_ticket", {
+      timeout: LIVE_WAIT_MS + 1_000,
+    });
+  });
+
+  it("fits a phone's width and follows a dark colour scheme", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto(`${url}/console/runs/${run}`);
+    // Page-side expressions (the project's types have no DOM).
+    const overflow = await page.evaluate(
+      "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    const background = await page.evaluate("getComputedStyle(document.body).backgroundColor");
+    expect(background).toBe("rgb(17, 19, 22)");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: "light" });
+  });
+
+  it("signs out, and the console then refuses the browser", async () => {
+    const session = await context.cookies(`${url}/console`);
+    expect(session.map((c) => [c.name, c.httpOnly, c.secure, c.sameSite])).toEqual([
+      ["tf_console", true, true, "Strict"],
+    ]);
+    await page.click("header form button");
+    await page.waitForURL(`${url}/console`);
+    expect(await context.cookies(`${url}/console`)).toEqual([]);
+    // A copy of the signed-out cookie is refused too.
+    await context.addCookies(session);
+    await page.goto(`${url}/console/runs`);
+    expect(page.url()).toBe(`${url}/console`);
+    await page.goto(`${url}/console/runs/${run}`);
+    expect(page.url()).toBe(`${url}/console`);
+    await expect(page.locator("#key").isVisible()).resolves.toBe(true);
+    const status = await page.evaluate(async (path) => {
+      const form = new URLSearchParams({ reason: "x", confirm: "yes" });
+      return (await fetch(path, { method: "POST", body: form })).status;
+    }, `/console/runs/${run}/halt`);
+    expect(status).toBe(401);
+  });
+});

@@ -1,0 +1,123 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+
+/**
+ * Counts what one request waits on, by wrapping the bindings the worker is handed: every
+ * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
+ * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions
+ * by spying on the objects' own `transactionSync`. Nothing in the code under test knows.
+ */
+export interface Counts {
+  /** RPCs to a RunLedger, by method. */
+  run: string[];
+  /** RPCs to a TenantLedger (target claims), by method. */
+  claim: string[];
+  /** Cache API calls (`match`, `put`). */
+  cache: string[];
+  /** KV calls, as `BINDING.method`. */
+  kv: string[];
+  /** Rate-limiter checks, by binding. */
+  limiter: string[];
+  /** Requests to the demo upstream service (the tool itself). */
+  upstream: number;
+  /** `transactionSync` calls in the spied objects. */
+  transactions: number;
+}
+
+/** A set of counters and the bindings that feed them. */
+export interface Counter {
+  /** The worker's bindings, wrapped. */
+  env: Env;
+  /** What has been counted so far. */
+  counts: Counts;
+  /** Count the transactions of the object `name` of `binding` from now on. */
+  watchTransactions(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
+}
+
+function fresh(): Counts {
+  return { run: [], claim: [], cache: [], kv: [], limiter: [], upstream: 0, transactions: 0 };
+}
+
+/** `target` with every method call logged in `into` (as `prefix` + name) before it goes out. */
+function counted<T extends object>(target: T, into: string[], prefix = ""): T {
+  return new Proxy(target, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop);
+      if (typeof prop !== "string" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        into.push(`${prefix}${prop}`);
+        // Reflect.apply: an RPC stub's function would read `.apply` as a remote method.
+        return Reflect.apply(value, obj, args);
+      };
+    },
+  });
+}
+
+/** A namespace whose stubs are counted. */
+function countedNamespace<T extends object>(ns: T, into: string[]): T {
+  return new Proxy(ns, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop);
+      if (prop !== "getByName" || typeof value !== "function") return value;
+      return (name: string) => counted(Reflect.apply(value, obj, [name]), into);
+    },
+  });
+}
+
+/** Fresh counters over the test environment's bindings. */
+export function counter(): Counter {
+  const counts = fresh();
+  const limited = (name: string, rl: RateLimit): RateLimit => ({
+    limit: (options) => {
+      counts.limiter.push(name);
+      return rl.limit(options);
+    },
+  });
+  const wrapped = {
+    ...env,
+    RUN_LEDGER: countedNamespace(env.RUN_LEDGER, counts.run),
+    TENANT_LEDGER: countedNamespace(env.TENANT_LEDGER, counts.claim),
+    RESULTS: counted(env.RESULTS, counts.kv, "RESULTS."),
+    API_KEYS: counted(env.API_KEYS, counts.kv, "API_KEYS."),
+    CALL_LIMITER: limited("CALL_LIMITER", env.CALL_LIMITER),
+    AUTH_FAILURE_LIMITER: limited("AUTH_FAILURE_LIMITER", env.AUTH_FAILURE_LIMITER),
+    DEMO: {
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => {
+        counts.upstream += 1;
+        return env.DEMO.fetch(input, init);
+      },
+    },
+  } as unknown as Env;
+  for (const method of ["match", "put"] as const) {
+    const real = caches.default[method].bind(caches.default) as (...a: unknown[]) => unknown;
+    vi.spyOn(caches.default, method).mockImplementation(((...args: unknown[]) => {
+      counts.cache.push(method);
+      return real(...args);
+    }) as never);
+  }
+  const watched = new Set<string>();
+  return {
+    env: wrapped,
+    counts,
+    async watchTransactions(binding, name) {
+      if (watched.has(`${binding}/${name}`)) return;
+      watched.add(`${binding}/${name}`);
+      await runInDurableObject(
+        env[binding].getByName(name),
+        (_instance, state: DurableObjectState) => {
+          const real = state.storage.transactionSync.bind(state.storage);
+          state.storage.transactionSync = <T>(closure: () => T): T => {
+            counts.transactions += 1;
+            return real(closure);
+          };
+        },
+      );
+    },
+  };
+}
+
+/** A copy of the counts as they stand. */
+export function snapshot(counts: Counts): Counts {
+  return structuredClone(counts);
+}
