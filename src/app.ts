@@ -3,6 +3,7 @@ import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import { driftedTools } from "./execute/drift.ts";
 import {
   decideApproval,
   resolveEscalation,
@@ -16,6 +17,7 @@ import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
 import { openApiDocument } from "./http/openapi.ts";
+import { isLocalDevelopment } from "./http/local-dev.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
@@ -55,14 +57,22 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   // Cheapest refusals first: oversized headers, then credentials, then the key's rate.
   app.use("/v1/*", headerLimit(), authenticate(), rateLimit());
 
-  app.get("/v1/tools", (c) => {
+  app.get("/v1/tools", async (c) => {
     const format = (c.req.query("format") ?? "json") as CatalogueFormat;
     if (!FORMATS.includes(format)) {
       return problem(
         refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
       );
     }
-    return c.json(catalogue(toolsFor(fence, c.get("principal").tools), format));
+    const tools = toolsFor(fence, c.get("principal").tools);
+    const listed = catalogue(tools, format);
+    if (format !== "json" || !tools.some((t) => t.upstream.kind === "mcp")) return c.json(listed);
+    // A drifted MCP tool is marked, so an operator sees it before a call is refused.
+    const drifted = await driftedTools(c.env);
+    const entries = (listed as { tools: Array<{ name: string }> }).tools;
+    return c.json({
+      tools: entries.map((t) => (drifted.has(t.name) ? { ...t, drifted: true } : t)),
+    });
   });
 
   app.post("/v1/runs/:run_id/calls", withRun(proposeCall));
@@ -83,6 +93,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
 
   // The operator console: HTML pages under /console with their own guards and sessions.
   app.route("/", buildConsole(fence));
+  // The demo's MCP server, so `npm run contracts -- import` can list it under `npm run dev`;
+  // it is reached through the DEMO binding, and never from a deployed worker.
+  app.all("/demo/mcp", (c) => {
+    if (!isLocalDevelopment(c.req.raw.headers, c.req.url)) return c.notFound();
+    return c.env.DEMO.fetch(new Request("https://demo.internal/mcp", c.req.raw));
+  });
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

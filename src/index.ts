@@ -1,4 +1,5 @@
 import { buildApp } from "./app.ts";
+import { checkDrift } from "./execute/drift.ts";
 import { FENCE } from "./fence.ts";
 
 export { TicketDesk } from "./demo/TicketDesk.ts";
@@ -10,4 +11,8 @@ const app = buildApp(FENCE);
 
 export default {
   fetch: app.fetch,
+  // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md).
+  scheduled(_controller, env, ctx) {
+    ctx.waitUntil(checkDrift(env, FENCE.tools.values()));
+  },
 } satisfies ExportedHandler<Env>;

@@ -26,7 +26,7 @@ function loose(c: ToolContract): ToolContract {
       ? v.strictObject({ ticket_id: v.string(), body: v.string() })
       : v.strictObject({ ticket_id: v.string() });
   const path = templateOf(c.upstream) ?? "";
-  const method = c.upstream.kind === "inline" ? "POST" : c.upstream.method;
+  const method = "method" in c.upstream ? c.upstream.method : "POST";
   return { ...c, input, upstream: { kind: "service", binding: "UPSTREAM", method, path } };
 }
 

@@ -13,7 +13,7 @@ export interface DevServer {
 }
 
 /** A port the kernel says is free right now. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on("error", reject);

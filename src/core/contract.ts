@@ -24,7 +24,39 @@ export type Upstream =
       auth?: { header: string; secret: string; scheme?: string };
     }
   /** Answered by the fence itself, for tools with no side effect at all. */
-  | { kind: "inline"; answer: (args: unknown) => unknown };
+  | { kind: "inline"; answer: (args: unknown) => unknown }
+  /** A tool of an MCP server, called with the MCP client; its schema pinned at import. */
+  | McpUpstream;
+
+/**
+ * Where an MCP server is reached: a URL taken from a Worker variable at call time (so no
+ * address is compiled in), or a service binding and path (no public hop).
+ */
+export type McpEndpoint = { urlVar: string } | { binding: string; path: string };
+
+/** An MCP server's tool, as `npm run contracts -- import` pinned it. */
+export interface McpUpstream {
+  /** Discriminant of the upstream kind. */
+  kind: "mcp";
+  /** Where the server is reached. */
+  endpoint: McpEndpoint;
+  /** The tool's name on the server, which may differ from the fence's name for it. */
+  tool: string;
+  /** The Worker secret whose value is sent in `header` (e.g. a bearer token). */
+  auth?: { header: string; secret: string; scheme?: string };
+  /** What the import saw, for `npm run contracts -- drift`. */
+  pinned: McpPin;
+}
+
+/** The upstream's tool definition at import time. */
+export interface McpPin {
+  /** The server URL the tool was imported from. */
+  source: string;
+  /** SHA-256 (hex) of the RFC 8785 form of `schema`. */
+  sha256: string;
+  /** The upstream's description, input schema and output schema, as listed. */
+  schema: unknown;
+}
 
 /** A runtime-owned tool contract: the agent can never create one or pick a version. */
 export interface ToolContract {

@@ -34,6 +34,8 @@ export const PolicySchema = v.strictObject({
   call_timeout_cap_ms: PositiveInt,
   run_deadline_ms: PositiveInt,
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
+  /** Calls to an MCP tool whose server no longer lists the pinned schema: refused or made. */
+  on_drift: v.optional(v.picklist(["block", "allow"]), "block"),
   /** How long an approval waits for an operator, and how long a grant then stays usable. */
   approval_ttl_ms: v.optional(v.pipe(PositiveInt, v.minValue(1_000)), 3_600_000),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),

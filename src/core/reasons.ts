@@ -32,6 +32,7 @@ export type Reason =
   | "upstream_unavailable"
   | "upstream_authz"
   | "upstream_rejected"
+  | "upstream_drifted"
   | "output_contract_violation"
   | "unauthenticated"
   | "forbidden_role"
@@ -140,6 +141,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     title: "The tool refused the fence's credentials",
   },
   upstream_rejected: { status: 502, decision: "escalate", title: "The tool rejected the call" },
+  upstream_drifted: {
+    status: 409,
+    decision: "escalate",
+    title: "The tool changed upstream since its contract was pinned",
+  },
   output_contract_violation: {
     status: 502,
     decision: "escalate",

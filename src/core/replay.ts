@@ -68,6 +68,7 @@ const UPSTREAM: ReadonlySet<string> = new Set([
   "upstream_unavailable",
   "upstream_authz",
   "upstream_rejected",
+  "upstream_drifted",
   "output_contract_violation",
 ]);
 

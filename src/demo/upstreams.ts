@@ -2,6 +2,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { type Context, Hono } from "hono";
 import { inboxOf, receive } from "./inbox.ts";
 import { latencyRange, syntheticLogs } from "./logs.ts";
+import { answerMcp } from "./ops-mcp.ts";
 import type { DeskAnswer, NewTicket } from "./TicketDesk.ts";
 
 /**
@@ -71,6 +72,8 @@ demo.get("/logs/queries/:service", (c) => {
   const service = c.req.param("service");
   return c.json({ service, queries: logQueries.get(service) ?? 0 });
 });
+
+demo.all("/mcp", (c) => answerMcp(c.req.raw));
 
 demo.get("/inbox/:tenant/:run", (c) =>
   c.json(inboxOf(`${c.req.param("tenant")}/${c.req.param("run")}`)),

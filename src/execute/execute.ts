@@ -2,6 +2,7 @@ import type { ToolContract, Upstream } from "../core/contract.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
 import { classifyStatus } from "./classify.ts";
+import { callMcp } from "./mcp.ts";
 
 /** What one execution needs besides the validated arguments. */
 export interface ExecutionContext {
@@ -15,6 +16,8 @@ export interface ExecutionContext {
   upstreamKey: string | null;
   /** Wall-clock limit in ms. */
   timeoutMs: number;
+  /** What a call to an MCP tool recorded as drifted does (policy `on_drift`; block if absent). */
+  onDrift?: "block" | "allow";
 }
 
 /** The result of one execution: a result that passed the output contract, or why not. */
@@ -37,10 +40,7 @@ export async function execute(
     }, ctx.timeoutMs);
   });
   try {
-    const answer = await Promise.race([
-      call(contract.upstream, args, ctx, controller.signal),
-      deadline,
-    ]);
+    const answer = await Promise.race([call(contract, args, ctx, controller.signal), deadline]);
     if (answer === TIMED_OUT) {
       const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
       return { ok: false, refusal: refuse("upstream_timeout", detail) };
@@ -62,9 +62,12 @@ export async function execute(
 interface Answer {
   status: number;
   body: unknown;
+  /** Set when the upstream answered with a refusal of its own (an MCP error result). */
+  refusal?: Refusal;
 }
 
 function judge(contract: ToolContract, answer: Answer): Execution {
+  if (answer.refusal !== undefined) return { ok: false, refusal: answer.refusal };
   const refusal = classifyStatus(answer.status, contract.name);
   if (refusal !== null) return { ok: false, refusal };
   const checked = validateOutput(contract, answer.body);
@@ -72,12 +75,19 @@ function judge(contract: ToolContract, answer: Answer): Execution {
 }
 
 async function call(
-  upstream: Upstream,
+  contract: ToolContract,
   args: unknown,
   ctx: ExecutionContext,
   signal: AbortSignal,
 ): Promise<Answer> {
+  const upstream = contract.upstream;
   if (upstream.kind === "inline") return { status: 200, body: await upstream.answer(args) };
+  if (upstream.kind === "mcp") {
+    const answer = await callMcp(upstream, args, { ...ctx, signal }, contract.name);
+    return answer.ok
+      ? { status: 200, body: answer.body }
+      : { status: 200, body: null, refusal: answer.refusal };
+  }
   const request = buildRequest(upstream, args, ctx, signal);
   const response =
     upstream.kind === "service"
@@ -121,7 +131,7 @@ export class PathEscape extends Error {
  * dot segments first (src/core/path-args.ts); this holds whatever a template looks like.
  */
 function urlOf(
-  upstream: Exclude<Upstream, { kind: "inline" }>,
+  upstream: Exclude<Upstream, { kind: "inline" | "mcp" }>,
   fields: Record<string, unknown>,
 ): URL {
   const template =
@@ -138,7 +148,7 @@ function urlOf(
 }
 
 function buildRequest(
-  upstream: Exclude<Upstream, { kind: "inline" }>,
+  upstream: Exclude<Upstream, { kind: "inline" | "mcp" }>,
   args: unknown,
   ctx: ExecutionContext,
   signal: AbortSignal,

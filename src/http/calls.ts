@@ -223,6 +223,7 @@ async function run(
     runId: ref.runId,
     upstreamKey,
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
+    onDrift: c.get("fence").policy.on_drift,
   });
 }
 

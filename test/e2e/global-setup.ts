@@ -1,11 +1,16 @@
 import type { TestProject } from "vitest/node";
 import { type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
+import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
 import { startReceiver } from "./webhook-receiver.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** Base URL of the `wrangler dev` the e2e project runs against. */
     fenceUrl: string;
+    /** MCP endpoint of the reference server the fence's `everything_*` contracts call. */
+    mcpUrl: string;
+    /** Process id of that server, so a test can stop it mid-run. */
+    mcpPid: number;
     /** Base URL of the approval webhook receiver that `wrangler dev` posts to. */
     hookUrl: string;
     /** The secret the webhook bodies are signed with. */
@@ -17,28 +22,35 @@ declare module "vitest" {
 const HOOK_SECRET = "tf_e2e_webhook_secret";
 
 let dev: DevServer | undefined;
+let mcp: McpServerProcess | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 
 /**
- * One `wrangler dev` on a free loopback port, fresh state, the development key, an instant log
- * backend, and its approval webhook pointed at a real receiver on another free loopback port, and a
- * fresh secret for console sessions.
+ * The reference MCP server and the approval webhook receiver, each on a free loopback port,
+ * then one `wrangler dev` on another with fresh state, the development key, an instant log
+ * backend, the MCP server's URL, the webhook pointed at the receiver, and a fresh secret for
+ * console sessions.
  */
 export async function setup(project: TestProject): Promise<void> {
+  mcp = await startEverything();
   receiver = await startReceiver();
   dev = await startDev({
     DEV_KEY: "tf_dev_local_key",
     DEMO_LOG_LATENCY_MS: "0-0",
+    MCP_EVERYTHING_URL: mcp.url,
     APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
     APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
     CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
   });
   project.provide("fenceUrl", dev.url);
+  project.provide("mcpUrl", mcp.url);
+  project.provide("mcpPid", mcp.pid);
   project.provide("hookUrl", receiver.url);
   project.provide("hookSecret", HOOK_SECRET);
 }
 
 export async function teardown(): Promise<void> {
   dev?.stop();
+  await mcp?.stop();
   await receiver?.stop();
 }

@@ -9,9 +9,15 @@ describe.each<Era>(["legacy", "auto"])("MCP tools/list (%s era)", (era) => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "add_comment",
       "create_ticket",
+      "everything_echo",
+      "everything_get_resource_reference",
+      "everything_get_structured_content",
+      "everything_get_sum",
       "fetch_service_logs",
       "get_ticket",
       "noop",
+      "ops_restart_service",
+      "ops_service_status",
     ]);
     const create = tools.find((t) => t.name === "create_ticket");
     expect(create?.inputSchema).toMatchObject({

@@ -19,7 +19,17 @@ const run = createClient({
 describe("the typed client", () => {
   it("infers tool names and arguments from the contracts", async () => {
     expectTypeOf<ToolName>().toEqualTypeOf<
-      "create_ticket" | "add_comment" | "noop" | "fetch_service_logs" | "get_ticket"
+      | "create_ticket"
+      | "add_comment"
+      | "noop"
+      | "fetch_service_logs"
+      | "get_ticket"
+      | "everything_echo"
+      | "everything_get_sum"
+      | "everything_get_structured_content"
+      | "everything_get_resource_reference"
+      | "ops_service_status"
+      | "ops_restart_service"
     >();
     expectTypeOf<ToolArgs<"add_comment">>().toEqualTypeOf<{ ticket_id: string; body: string }>();
     await run.call(

@@ -1,0 +1,181 @@
+/**
+ * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b] [--prefix p]
+ *   [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
+ * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
+ *
+ * import: list an MCP server's tools and write one contract file per tool, its schema pinned.
+ * drift: compare every pinned MCP contract (or those pinned from --mcp) with what its server
+ * lists now; exit 1 on drift.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { ToolContract } from "../src/core/contract.ts";
+import { type ImportOptions, renderContract } from "./lib/mcp/contract-file.ts";
+import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
+import type { ListedTool } from "./lib/mcp/pin.ts";
+
+const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
+         [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
+       npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
+
+type Flags = Map<string, string[]>;
+
+function parseFlags(args: readonly string[]): Flags | null {
+  const flags: Flags = new Map();
+  for (let i = 0; i < args.length; i += 2) {
+    const flag = args[i];
+    const value = args[i + 1];
+    if (!flag?.startsWith("--") || value === undefined) return null;
+    flags.set(flag.slice(2), [...(flags.get(flag.slice(2)) ?? []), value]);
+  }
+  return flags;
+}
+
+function one(flags: Flags, name: string): string | undefined {
+  return flags.get(name)?.at(-1);
+}
+
+function headersOf(flags: Flags): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of flags.get("header") ?? []) {
+    const at = h.indexOf(":");
+    if (at < 1) throw new Error(`--header "${h}" is not "Name: value"`);
+    headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
+  }
+  return headers;
+}
+
+/** Every tool the server at `url` lists, following pagination. */
+async function listTools(url: string, headers: Record<string, string>): Promise<ListedTool[]> {
+  const client = new Client({ name: "toolfence-contracts", version: "1" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+  );
+  try {
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  } finally {
+    await client.close();
+  }
+}
+
+function importOptions(url: string, flags: Flags, headers: Record<string, string>): ImportOptions {
+  const binding = one(flags, "binding");
+  const endpoint =
+    binding === undefined
+      ? { urlVar: one(flags, "url-var") ?? "MCP_SERVER_URL" }
+      : { binding, path: one(flags, "path") ?? new URL(url).pathname };
+  const options: ImportOptions = { source: url, prefix: one(flags, "prefix") ?? "", endpoint };
+  const [header, value] = Object.entries(headers)[0] ?? [];
+  if (header !== undefined && value !== undefined) {
+    const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
+    const secret = one(flags, "secret") ?? "MCP_SERVER_TOKEN";
+    options.auth = scheme === undefined ? { header, secret } : { header, secret, scheme };
+  }
+  return options;
+}
+
+async function runImport(flags: Flags): Promise<number> {
+  const url = one(flags, "mcp");
+  if (url === undefined) return usage();
+  const headers = headersOf(flags);
+  const wanted = one(flags, "tools")
+    ?.split(",")
+    .map((t) => t.trim());
+  const listed = await listTools(url, headers);
+  const unknown = (wanted ?? []).filter((w) => !listed.some((t) => t.name === w));
+  if (unknown.length > 0) {
+    console.error(`the server lists no tool named ${unknown.join(", ")}`);
+    return 1;
+  }
+  const tools = wanted === undefined ? listed : listed.filter((t) => wanted.includes(t.name));
+  const out = one(flags, "out") ?? "contracts";
+  mkdirSync(out, { recursive: true });
+  const options = importOptions(url, flags, headers);
+  let refused = 0;
+  for (const tool of tools) {
+    const rendered = renderContract(tool, options);
+    if (!rendered.ok) {
+      refused++;
+      console.error(
+        `refused ${tool.name}: its schema cannot be enforced strictly\n  ${rendered.problems.join("\n  ")}`,
+      );
+      continue;
+    }
+    const path = join(out, `${rendered.name}.ts`);
+    writeFileSync(path, rendered.text);
+    console.log(
+      `wrote ${path} (${rendered.exportName}); list it in contracts/index.ts and policy allowed_tools`,
+    );
+  }
+  return refused === 0 ? 0 : 1;
+}
+
+/** Every MCP contract exported by a module of `dir`. */
+async function pinnedIn(dir: string): Promise<ReturnType<typeof pinnedTools>> {
+  const names = readdirSync(dir).filter((n) => n.endsWith(".ts") && n !== "index.ts");
+  const found: ToolContract[] = [];
+  for (const name of names) {
+    const exports = (await import(pathToFileURL(resolve(dir, name)).href)) as Record<
+      string,
+      unknown
+    >;
+    for (const value of Object.values(exports)) {
+      if ((value as Partial<ToolContract>)?.upstream?.kind === "mcp")
+        found.push(value as ToolContract);
+    }
+  }
+  return pinnedTools(found);
+}
+
+async function runDrift(flags: Flags): Promise<number> {
+  const only = one(flags, "mcp");
+  const pinned = (await pinnedIn(one(flags, "dir") ?? "contracts")).filter(
+    (c) => only === undefined || c.upstream.pinned.source === only,
+  );
+  const bySource = new Map<string, typeof pinned>();
+  // --mcp alone, with nothing pinned from it, still lists the server's tools as new.
+  if (only !== undefined) bySource.set(only, []);
+  for (const c of pinned) {
+    const source = c.upstream.pinned.source;
+    bySource.set(source, [...(bySource.get(source) ?? []), c]);
+  }
+  let anyDrift = false;
+  for (const [source, tools] of bySource) {
+    const rows = drift(tools, await listTools(source, headersOf(flags)));
+    console.log(`${source}\n${driftTable(rows)}\n`);
+    anyDrift ||= drifted(rows);
+  }
+  console.log(anyDrift ? "drift: a pinned tool changed or is gone" : "no drift");
+  return anyDrift ? 1 : 0;
+}
+
+function usage(): number {
+  console.error(USAGE);
+  return 2;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const flags = parseFlags(rest);
+  if (flags === null) return usage();
+  if (command === "import") return runImport(flags);
+  if (command === "drift") return runDrift(flags);
+  return usage();
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`contracts: ${(e as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,99 @@
+/**
+ * Drift of pinned MCP contracts: each pinned tool's hash against what its server lists now,
+ * with a line diff of the canonical schemas for a changed one.
+ */
+import type { McpUpstream, ToolContract } from "../../../src/core/contract.ts";
+import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
+
+/** One row of the drift table. */
+export interface DriftRow {
+  /** The fence's name for the tool, or null for a tool the server lists but none pins. */
+  fenceName: string | null;
+  /** The server's name for the tool. */
+  remote: string;
+  /** What changed. */
+  status: "unchanged" | "changed" | "gone" | "new";
+  /** For `changed`: the schema lines removed (`-`) and added (`+`). */
+  diff: string[];
+}
+
+/** The contracts in `contracts` that pin a tool of an MCP server. */
+export function pinnedTools(
+  contracts: readonly ToolContract[],
+): Array<ToolContract & { upstream: McpUpstream }> {
+  return contracts.filter(
+    (c): c is ToolContract & { upstream: McpUpstream } => c.upstream.kind === "mcp",
+  );
+}
+
+/** Compare the pinned contracts of one server with the tools it lists now. */
+export function drift(
+  pinned: ReturnType<typeof pinnedTools>,
+  listed: readonly ListedTool[],
+): DriftRow[] {
+  const byName = new Map(listed.map((t) => [t.name, t]));
+  const rows: DriftRow[] = pinned.map((c) => {
+    const now = byName.get(c.upstream.tool);
+    const remote = c.upstream.tool;
+    if (now === undefined) return { fenceName: c.name, remote, status: "gone", diff: [] };
+    const schema = pinnedSchema(now);
+    if (schemaHash(schema) === c.upstream.pinned.sha256) {
+      return { fenceName: c.name, remote, status: "unchanged", diff: [] };
+    }
+    return {
+      fenceName: c.name,
+      remote,
+      status: "changed",
+      diff: lineDiff(c.upstream.pinned.schema, schema),
+    };
+  });
+  const known = new Set(pinned.map((c) => c.upstream.tool));
+  for (const t of listed) {
+    if (!known.has(t.name)) rows.push({ fenceName: null, remote: t.name, status: "new", diff: [] });
+  }
+  return rows;
+}
+
+/** Whether the rows show drift: a pinned tool changed or gone (a new tool is not drift). */
+export function drifted(rows: readonly DriftRow[]): boolean {
+  return rows.some((r) => r.status === "changed" || r.status === "gone");
+}
+
+/** The table as printed, with each change's diff under its row. */
+export function driftTable(rows: readonly DriftRow[]): string {
+  const width = Math.max(10, ...rows.map((r) => (r.fenceName ?? "-").length));
+  const remoteWidth = Math.max(6, ...rows.map((r) => r.remote.length));
+  const lines = [`${"tool".padEnd(width)}  ${"remote".padEnd(remoteWidth)}  status`];
+  for (const r of rows) {
+    lines.push(
+      `${(r.fenceName ?? "-").padEnd(width)}  ${r.remote.padEnd(remoteWidth)}  ${r.status}`,
+    );
+    for (const d of r.diff) lines.push(`    ${d}`);
+  }
+  return lines.join("\n");
+}
+
+/** Lines of the pretty, key-sorted JSON present in only one of `before` and `after`. */
+function lineDiff(before: unknown, after: unknown): string[] {
+  const a = pretty(before);
+  const b = pretty(after);
+  const inA = new Set(a);
+  const inB = new Set(b);
+  return [
+    ...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`),
+    ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`),
+  ];
+}
+
+function pretty(value: unknown): string[] {
+  return JSON.stringify(sortKeys(value), null, 2)
+    .split("\n")
+    .map((l) => l.trim());
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortKeys(v)]));
+}

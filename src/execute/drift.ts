@@ -1,0 +1,98 @@
+/**
+ * Drift of pinned MCP tools as the worker sees it: a scheduled check lists each server's tools
+ * and records in KV (`DRIFT`, key `drift:<tool>`) every pinned tool whose schema hash changed or
+ * that is gone; calls and the catalogue read those records. The pin itself never changes here:
+ * only a reviewed re-import does that.
+ */
+
+import { canonicalize, sha256Hex } from "../core/canonical.ts";
+import type { McpUpstream, ToolContract } from "../core/contract.ts";
+import { listMcpTools } from "./mcp.ts";
+
+/** KV key prefix of drift records. */
+export const DRIFT_PREFIX = "drift:";
+
+/** What the last check saw of a drifted tool. */
+export interface DriftRecord {
+  /** `changed`: listed with another schema; `gone`: not listed. */
+  status: "changed" | "gone";
+  /** SHA-256 of what the server listed, or null when gone. */
+  seen_sha256: string | null;
+  /** When the check ran (ISO 8601). */
+  checked_at: string;
+}
+
+type McpContract = ToolContract & { upstream: McpUpstream };
+
+/** The hash the import pins, computed the same way: RFC 8785, then SHA-256. */
+async function listedHash(tool: {
+  description?: string;
+  inputSchema: unknown;
+  outputSchema?: unknown;
+}) {
+  const schema: Record<string, unknown> = {
+    description: tool.description ?? "",
+    inputSchema: tool.inputSchema,
+  };
+  if (tool.outputSchema !== undefined) schema.outputSchema = tool.outputSchema;
+  return sha256Hex(canonicalize(schema));
+}
+
+/**
+ * Check every pinned MCP tool against its server and record the result in `DRIFT`. A server
+ * that cannot be reached leaves its tools' records as they were: unknown is not drift.
+ */
+export async function checkDrift(
+  env: Env,
+  contracts: Iterable<ToolContract>,
+  now = new Date(),
+): Promise<void> {
+  const byServer = new Map<string, McpContract[]>();
+  for (const c of contracts) {
+    if (c.upstream.kind !== "mcp") continue;
+    const server = JSON.stringify([c.upstream.endpoint, c.upstream.auth ?? null]);
+    byServer.set(server, [...(byServer.get(server) ?? []), c as McpContract]);
+  }
+  for (const tools of byServer.values()) {
+    const first = tools[0];
+    if (first === undefined) continue;
+    const listed = await listMcpTools(first.upstream, env).catch(() => null);
+    if (listed === null) continue;
+    const byName = new Map(listed.map((t) => [t.name, t]));
+    for (const c of tools) {
+      const now_ = byName.get(c.upstream.tool);
+      const seen = now_ === undefined ? null : await listedHash(now_);
+      const key = `${DRIFT_PREFIX}${c.name}`;
+      if (seen === c.upstream.pinned.sha256) {
+        await env.DRIFT.delete(key);
+        continue;
+      }
+      const record: DriftRecord = {
+        status: seen === null ? "gone" : "changed",
+        seen_sha256: seen,
+        checked_at: now.toISOString(),
+      };
+      await env.DRIFT.put(key, JSON.stringify(record));
+    }
+  }
+}
+
+/** The drift record of `tool`, or null when the last check found none. */
+export async function driftOf(env: Env, tool: string): Promise<DriftRecord | null> {
+  return env.DRIFT.get<DriftRecord>(`${DRIFT_PREFIX}${tool}`, "json");
+}
+
+/** Names of every tool with a drift record. */
+export async function driftedTools(env: Env): Promise<Set<string>> {
+  const names = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await env.DRIFT.list({
+      prefix: DRIFT_PREFIX,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const k of page.keys) names.add(k.name.slice(DRIFT_PREFIX.length));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor !== undefined);
+  return names;
+}

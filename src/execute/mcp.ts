@@ -1,0 +1,191 @@
+/**
+ * Calling a tool of an MCP server: the fence is an MCP client (the official SDK, streamable
+ * HTTP; sessions and SSE are the SDK's), one connection per call so no session or state is
+ * shared between tenants or runs. Owns how MCP outcomes map onto the decision table; the
+ * output contract is checked by the caller, as for every upstream kind.
+ */
+import {
+  Client,
+  type FetchLike,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type Tool,
+} from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { classifyStatus } from "./classify.ts";
+import { driftOf } from "./drift.ts";
+
+/** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
+export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
+
+/** Most characters of an upstream's error text carried into a refusal's detail. */
+export const MAX_UPSTREAM_TEXT = 500;
+
+/** How long the drift check waits for one server's tool list. */
+const LIST_TIMEOUT_MS = 10_000;
+
+/** What one MCP call needs besides the tool and its arguments. */
+export interface McpCallContext {
+  /** Bindings, variables and secrets. */
+  env: Env;
+  /** Tenant the call is made for. */
+  tenant: string;
+  /** Run the call belongs to. */
+  runId: string;
+  /** Idempotency key of the call, or null for a read. */
+  upstreamKey: string | null;
+  /** Aborted when the call's timeout passes. */
+  signal: AbortSignal;
+  /** Whether a tool with a drift record is refused (default) or called. */
+  onDrift?: "block" | "allow" | undefined;
+}
+
+/** The tool's answer (content and structured content), or why there is none. */
+export type McpAnswer = { ok: true; body: unknown } | { ok: false; refusal: Refusal };
+
+/**
+ * Call `upstream.tool` once. Transport failures throw (the caller maps them to retry rows);
+ * HTTP statuses the server answered with and `isError` results come back as refusals.
+ */
+export async function callMcp(
+  upstream: McpUpstream,
+  args: unknown,
+  ctx: McpCallContext,
+  name: string,
+): Promise<McpAnswer> {
+  if (ctx.onDrift !== "allow") {
+    const drift = await driftOf(ctx.env, name);
+    if (drift !== null) {
+      const detail = `${name}: the server's tool ${upstream.tool} is ${drift.status} since its contract was pinned (checked ${drift.checked_at}); nothing was sent. Re-import and review it, or set on_drift to allow.`;
+      return { ok: false, refusal: refuse("upstream_drifted", detail) };
+    }
+  }
+  const client = await connect(upstream, ctx.env, ctx.signal, {
+    "X-Toolfence-Tenant": ctx.tenant,
+    "X-Toolfence-Run": ctx.runId,
+  }).catch((e: unknown) => e);
+  if (!(client instanceof Client)) return refusalOf(client, name);
+  try {
+    const meta = ctx.upstreamKey === null ? undefined : { [IDEMPOTENCY_META]: ctx.upstreamKey };
+    const result = await client.callTool(
+      { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
+      { signal: ctx.signal },
+    );
+    if (result.isError === true) {
+      const text = boundedText(result.content);
+      return {
+        ok: false,
+        refusal: refuse("upstream_rejected", `${name} refused the call: ${text}`),
+      };
+    }
+    const { content, structuredContent } = result;
+    return {
+      ok: true,
+      body: structuredContent === undefined ? { content } : { content, structuredContent },
+    };
+  } catch (e) {
+    return refusalOf(e, name);
+  } finally {
+    // Ends the session on the server too; a failure to close changes nothing about the call.
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** Every tool the server of `upstream` lists now (for the drift check). */
+export async function listMcpTools(upstream: McpUpstream, env: Env): Promise<Tool[]> {
+  const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {});
+  try {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** A connected client of the server of `upstream`, sending its credentials and `extra` headers. */
+async function connect(
+  upstream: McpUpstream,
+  env: Env,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+): Promise<Client> {
+  const { url, fetch } = reach(upstream.endpoint, env);
+  const headers = new Headers(extra);
+  if (upstream.auth !== undefined) {
+    const secret = (env as unknown as Record<string, unknown>)[upstream.auth.secret];
+    if (typeof secret === "string") {
+      const { header, scheme } = upstream.auth;
+      headers.set(header, scheme ? `${scheme} ${secret}` : secret);
+    }
+  }
+  const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });
+  // The cf-worker validator interprets schemas; workerd forbids the code generation ajv does.
+  const client = new Client(
+    { name: "toolfence", version: "1" },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  await client.connect(transport, { signal });
+  return client;
+}
+
+/** An SDK failure as a refusal where the server answered; a transport failure is rethrown. */
+function refusalOf(e: unknown, name: string): McpAnswer {
+  const status = httpStatusOf(e);
+  const refusal = status === null ? null : classifyStatus(status, name);
+  if (refusal !== null) return { ok: false, refusal };
+  // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
+  if (e instanceof ProtocolError) {
+    const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
+    return { ok: false, refusal: refuse("upstream_rejected", detail) };
+  }
+  throw e;
+}
+
+/** The server's URL and the fetch that reaches it, for one endpoint. */
+function reach(endpoint: McpEndpoint, env: Env): { url: URL; fetch: FetchLike } {
+  const vars = env as unknown as Record<string, unknown>;
+  if ("urlVar" in endpoint) {
+    const url = vars[endpoint.urlVar];
+    if (typeof url !== "string" || url === "") {
+      throw new TypeError(`the variable ${endpoint.urlVar} holds no MCP server URL`);
+    }
+    return { url: new URL(url), fetch: (input, init) => fetch(input, init) };
+  }
+  const binding = vars[endpoint.binding] as Fetcher | undefined;
+  if (typeof binding?.fetch !== "function") {
+    throw new TypeError(`no service binding named ${endpoint.binding}`);
+  }
+  const url = new URL(endpoint.path, `https://${endpoint.binding.toLowerCase()}.internal`);
+  return { url, fetch: (input, init) => binding.fetch(input, init) };
+}
+
+/** The HTTP status an SDK error carries (`SdkHttpError.data.status`), or null. */
+function httpStatusOf(e: unknown): number | null {
+  if (typeof e !== "object" || e === null) return null;
+  if ((e as Error).name === "UnauthorizedError") return 401;
+  const data = (e as { data?: unknown }).data;
+  const status = (data as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" ? status : null;
+}
+
+/** The text blocks of an error result, joined and cut to `MAX_UPSTREAM_TEXT` characters. */
+export function boundedText(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : [];
+  const text = blocks
+    .map((b) => (typeof b?.text === "string" ? (b.text as string) : ""))
+    .filter((t) => t !== "")
+    .join(" ");
+  if (text === "") return "(no text)";
+  const chars = Array.from(text);
+  return chars.length <= MAX_UPSTREAM_TEXT
+    ? text
+    : `${chars.slice(0, MAX_UPSTREAM_TEXT).join("")}… (${chars.length - MAX_UPSTREAM_TEXT} more characters)`;
+}

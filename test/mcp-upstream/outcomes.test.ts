@@ -1,0 +1,102 @@
+import { env } from "cloudflare:workers";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
+import { execute } from "../../src/execute/execute.ts";
+import { MAX_UPSTREAM_TEXT } from "../../src/execute/mcp.ts";
+
+// How MCP outcomes the reference server never produces (HTTP refusals, an error text too long
+// to carry) map onto the decision table. The stand-in is an HTTP status or a minimal JSON-RPC
+// answer behind a service binding; the real servers are covered in test/e2e.
+type Answer = (message: { id?: number; method?: string }) => Response;
+
+function behind(answer: Answer): Env {
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const message = (await new Request(input, init).json()) as { id?: number; method?: string };
+    return message.id === undefined ? new Response(null, { status: 202 }) : answer(message);
+  };
+  return { ...env, STAND_IN: { fetch } } as unknown as Env;
+}
+
+const rpc = (id: number | undefined, result: unknown) =>
+  Response.json({ jsonrpc: "2.0", id, result });
+
+const initialized =
+  (toolResult: unknown): Answer =>
+  (m) =>
+    m.method === "initialize"
+      ? rpc(m.id, {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "s", version: "1" },
+        })
+      : rpc(m.id, toolResult);
+
+const contract: ToolContract = {
+  ...opsServiceStatus,
+  output: v.unknown(),
+  upstream: {
+    ...(opsServiceStatus.upstream as Extract<ToolContract["upstream"], { kind: "mcp" }>),
+    endpoint: { binding: "STAND_IN", path: "/mcp" },
+  },
+};
+
+function run(bindings: Env, timeoutMs = 2_000) {
+  return execute(
+    contract,
+    { service: "checkout" },
+    { env: bindings, tenant: "t", runId: "r", upstreamKey: null, timeoutMs },
+  );
+}
+
+describe("MCP upstream outcomes", () => {
+  for (const status of [401, 403]) {
+    it(`maps HTTP ${status} to upstream_authz (escalate)`, async () => {
+      const out = await run(behind(() => new Response("no", { status })));
+      expect(out).toMatchObject({ ok: false, refusal: { reason: "upstream_authz" } });
+    });
+  }
+
+  it("maps HTTP 503 to upstream_unavailable (retry)", async () => {
+    const out = await run(behind(() => new Response("busy", { status: 503 })));
+    expect(out).toMatchObject({ ok: false, refusal: { reason: "upstream_unavailable" } });
+  });
+
+  it("maps a server that never answers to upstream_timeout (retry)", async () => {
+    const out = await run(
+      behind(
+        () =>
+          new Response(new ReadableStream(), { headers: { "Content-Type": "application/json" } }),
+      ),
+      200,
+    );
+    expect(out).toMatchObject({ ok: false, refusal: { reason: "upstream_timeout" } });
+  });
+
+  it("carries an isError text into upstream_rejected, cut to a bounded size", async () => {
+    const text = "x".repeat(MAX_UPSTREAM_TEXT * 4);
+    const out = await run(
+      behind(initialized({ content: [{ type: "text", text }], isError: true })),
+    );
+    expect(out).toMatchObject({ ok: false, refusal: { reason: "upstream_rejected" } });
+    const detail = out.ok ? "" : out.refusal.detail;
+    expect(detail).toContain(`(${MAX_UPSTREAM_TEXT * 3} more characters)`);
+    expect(detail.length).toBeLessThan(MAX_UPSTREAM_TEXT + 100);
+  });
+
+  it("maps a JSON-RPC error answer to upstream_rejected (escalate)", async () => {
+    const out = await run(
+      behind((m) =>
+        m.method === "initialize"
+          ? initialized({})(m)
+          : Response.json({
+              jsonrpc: "2.0",
+              id: m.id,
+              error: { code: -32602, message: "Unknown tool" },
+            }),
+      ),
+    );
+    expect(out).toMatchObject({ ok: false, refusal: { reason: "upstream_rejected" } });
+  });
+});
