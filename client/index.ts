@@ -39,11 +39,19 @@ export async function intentKey(...parts: (string | number)[]): Promise<string> 
   return `intent:${hex}`;
 }
 
+/** RFC 9110 §10.2.3: `Retry-After` is delay-seconds or an HTTP-date; null when neither. */
+function retryAfterMs(header: string | null): number | null {
+  if (header === null) return null;
+  if (/^\d{1,9}$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
 /** Wait before attempt `n + 1`: `Retry-After` if the fence sent one, else jittered backoff. */
 function waitMs(n: number, retryAfter: string | null, opts: CallOptions): number {
   const cap = opts.maxWaitMs ?? 10_000;
-  const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, cap);
+  const after = retryAfterMs(retryAfter);
+  if (after !== null) return Math.min(after, cap);
   const base = (opts.backoffMs ?? 250) * 2 ** n;
   return Math.min(Math.random() * base, cap);
 }

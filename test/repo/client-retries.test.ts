@@ -50,4 +50,11 @@ describe("the client's retries", () => {
     expect(waited).toBeGreaterThanOrEqual(190);
     expect(waited).toBeLessThan(1000);
   });
+
+  it("reads a Retry-After given as an HTTP date", async () => {
+    const date = new Date(Date.now() + 5_000).toUTCString();
+    const { sent, run } = scripted([{ ...retry, headers: { "Retry-After": date } }, applied]);
+    await run.call("noop", {}, { backoffMs: 1, maxWaitMs: 200 });
+    expect((sent[1]?.at ?? 0) - (sent[0]?.at ?? 0)).toBeGreaterThanOrEqual(190);
+  });
 });
