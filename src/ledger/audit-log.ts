@@ -8,33 +8,9 @@
  * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
-import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
+import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "./views.ts";
 
-/** An entry as the ledger drafts it: its columns but seq, time and chain. */
-export interface EntryDraft {
-  [column: string]: SqlStorageValue;
-  call_id: string;
-  tool: string | null;
-  form: string | null;
-  decision: string;
-  reason: string | null;
-  status: number | null;
-  idempotency_key: string | null;
-  fingerprint: string | null;
-  cache: string | null;
-  duration_ms: number | null;
-  mutations_used: number;
-  paid_used: number;
-  content_type: string | null;
-  payload: string;
-  payload_truncated: number;
-  /** For a pending entry: its lease, after which the alarm may abandon it. */
-  lease_expires_at: number | null;
-  approval_id: string | null;
-  actor: string | null;
-  note: string | null;
-  resolves: number | null;
-}
+export type { EntryDraft };
 
 function lastLink(sql: SqlStorage, run: RunRow): { seq: number; hash: string } {
   const last = sql

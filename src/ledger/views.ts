@@ -32,12 +32,10 @@ export interface RunRow {
   indexed_at: number | null;
 }
 
-/** An `audit` row. */
-export interface AuditRow {
+/** An `audit` row as the ledger drafts it: every column but its seq, time and chain. */
+export interface EntryDraft {
   [column: string]: SqlStorageValue;
-  seq: number;
   call_id: string;
-  at: number;
   tool: string | null;
   form: string | null;
   decision: string;
@@ -52,10 +50,18 @@ export interface AuditRow {
   content_type: string | null;
   payload: string;
   payload_truncated: number;
+  /** For a pending entry: its lease, after which the alarm may abandon it. */
+  lease_expires_at: number | null;
   approval_id: string | null;
   actor: string | null;
   note: string | null;
   resolves: number | null;
+}
+
+/** An `audit` row. */
+export interface AuditRow extends EntryDraft {
+  seq: number;
+  at: number;
   of: number | null;
   prev: string | null;
   hash: string | null;
