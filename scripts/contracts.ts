@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { ToolContract } from "../src/core/contract.ts";
+import { allTools } from "../src/execute/mcp-list.ts";
 import { type ImportOptions, renderContract } from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
 import type { ListedTool } from "./lib/mcp/pin.ts";
@@ -54,14 +55,7 @@ async function listTools(url: string, headers: Record<string, string>): Promise<
     new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
   );
   try {
-    const tools: ListedTool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+    return await allTools(client);
   } finally {
     await client.close();
   }

@@ -16,6 +16,7 @@ import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { classifyStatus } from "./classify.ts";
 import { driftOf } from "./drift.ts";
+import { allTools } from "./mcp-list.ts";
 
 /** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
 export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
@@ -97,14 +98,7 @@ export async function callMcp(
 export async function listMcpTools(upstream: McpUpstream, env: Env): Promise<Tool[]> {
   const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {});
   try {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+    return await allTools(client);
   } finally {
     await client.close().catch(() => undefined);
   }
