@@ -35,6 +35,8 @@ import { ledgerOf } from "./runs.ts";
  * sequence would store U+FFFD instead of what was sent).
  */
 export function evidenceOf(contentType: string | null, text: string): Evidence {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: most bodies need no encoding to know.
+  if (text.length * 3 <= AUDIT_PAYLOAD_CAP) return { contentType, payload: text, truncated: false };
   const bytes = new TextEncoder().encode(text);
   if (bytes.byteLength <= AUDIT_PAYLOAD_CAP)
     return { contentType, payload: text, truncated: false };

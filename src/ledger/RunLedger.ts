@@ -28,7 +28,6 @@ import {
   append,
   chainOldEntries,
   decisionCounts,
-  type EntryDraft,
   head,
   openEntry,
   verifyLog,
@@ -144,7 +143,9 @@ export class RunLedger extends DurableObject<Env> {
       // and its key is left to the retry it was handed to.
       const open = openEntry(this.sql, s.callId);
       if (open === null) return budgetView(run.row);
-      this.appendEntry(
+      append(
+        this.sql,
+        run.row,
         {
           ...outcomeBase(open, run.row),
           decision: outcome.decision,
@@ -343,7 +344,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       const run = this.readRun();
-      if (run !== null) abandonExpired(this.sql, run, now, (d, of) => this.appendEntry(d, of));
+      if (run !== null) abandonExpired(this.sql, run, now, (d, of) => append(this.sql, run, d, of));
       this.sql.exec(
         "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
         now,
@@ -396,21 +397,18 @@ export class RunLedger extends DurableObject<Env> {
     );
   }
 
-  /** Append an audit entry; `run` is the row after the decision, for the budget after. */
+  /**
+   * Append an audit entry through the log's one append (append-only, chained: audit-log.ts);
+   * `run` is the row after the decision, for the budget after.
+   */
   private appendAudit(d: AuditDraft, run: RunRow): void {
-    this.appendEntry(entryOf(d, run), null);
-  }
-
-  /** The one way into the log: append-only, chained (audit-log.ts). */
-  private appendEntry(d: EntryDraft, of: number | null): void {
-    const run = this.readRun();
-    if (run !== null) append(this.sql, run, d, of);
+    append(this.sql, run, entryOf(d, run), null);
   }
 
   /** Close the open entry of a call whose key another call took over: its outcome is unknown. */
   private abandon(callId: string, run: RunRow, now: number): void {
     const open = openEntry(this.sql, callId);
-    if (open !== null) this.appendEntry(abandonedEntry(open, run, now), open.seq);
+    if (open !== null) append(this.sql, run, abandonedEntry(open, run, now), open.seq);
   }
 
   private viewOf(row: RunRow | null, now: number): RunView {
