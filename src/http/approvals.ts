@@ -20,7 +20,7 @@ import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
-import { ledgerOf } from "./runs.ts";
+import { ledgerOf, unseen } from "./runs.ts";
 
 const STATUSES: readonly ApprovalStatus[] = [
   "pending",
@@ -77,9 +77,7 @@ export async function runApprovals(c: AppContext, ref: RunRef): Promise<Response
   const status = statusParam(c, null);
   if (status instanceof Response) return status;
   const approvals = await ledgerOf(c.env, ref).approvals(status);
-  if (approvals === null) {
-    return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
-  }
+  if (approvals === null) return unseen(ref);
   return c.json({
     run_id: ref.runId,
     status: status ?? "all",

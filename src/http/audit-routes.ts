@@ -10,11 +10,7 @@ import type { RunRef } from "../ledger/protocol.ts";
 import { signingKey } from "./audit-keys.ts";
 import type { AppContext } from "./context.ts";
 import { problem } from "./problem.ts";
-import { ledgerOf } from "./runs.ts";
-
-function unseen(ref: RunRef): Response {
-  return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
-}
+import { ledgerOf, unseen } from "./runs.ts";
 
 /** `GET /v1/runs/{id}/audit/head`: `{tenant, run, seq, hash, at, kid, sig}`. */
 export async function auditHead(c: AppContext, ref: RunRef): Promise<Response> {

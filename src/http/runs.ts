@@ -36,7 +36,7 @@ export async function runStatus(c: AppContext, ref: RunRef): Promise<Response> {
 }
 
 /** A run of the caller's tenant that never saw a call: another tenant's run looks the same. */
-function unseen(ref: RunRef): Response {
+export function unseen(ref: RunRef): Response {
   return problem(refuse("not_found", `No call of run ${ref.runId} was ever seen.`));
 }
 
