@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { entryHash, genesis } from "../../src/core/audit-chain.ts";
-import { newSigningKey, publicJwk, signHead } from "../../src/core/audit-head.ts";
+import { newSigningKey, type PrivateJwk, publicJwk, signHead } from "../../src/core/audit-head.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "toolfence-audit-cli-"));
@@ -27,6 +27,12 @@ function file(name: string, content: string): string {
   return path;
 }
 
+/** A head over the log's first `seq` entries, signed by `key`. */
+function headOf(log: Record<string, unknown>[], seq: number, key: PrivateJwk) {
+  const hash = log[seq - 1]?.hash as string;
+  return signHead({ tenant: "acme", run: "r1", seq, hash, at: "2026-12-03T00:00:00Z" }, key);
+}
+
 const ndjson = (entries: Record<string, unknown>[]) =>
   entries.map((e) => JSON.stringify(e)).join("\n");
 
@@ -41,16 +47,7 @@ describe("npm run audit -- verify", () => {
   it("passes an intact log and a log with a good signed head", async () => {
     const log = chain(4);
     const key = await newSigningKey();
-    const head = await signHead(
-      {
-        tenant: "acme",
-        run: "r1",
-        seq: 4,
-        hash: log[3]?.hash as string,
-        at: "2026-12-03T00:00:00Z",
-      },
-      key,
-    );
+    const head = await headOf(log, 4, key);
     const f = file("ok.ndjson", ndjson(log));
     expect(verify("--file", f, "--tenant", "acme", "--run", "r1")).toMatchObject({
       code: 0,
@@ -77,16 +74,7 @@ describe("npm run audit -- verify", () => {
       out: { ok: false, first_bad_seq: 2 },
     });
     const key = await newSigningKey();
-    const head = await signHead(
-      {
-        tenant: "acme",
-        run: "r1",
-        seq: 4,
-        hash: log[3]?.hash as string,
-        at: "2026-12-03T00:00:00Z",
-      },
-      key,
-    );
+    const head = await headOf(log, 4, key);
     const cut = verify(
       "--file",
       file("cut.ndjson", ndjson(log.slice(0, 3))),
@@ -102,16 +90,7 @@ describe("npm run audit -- verify", () => {
   it("fails a head with a bad signature or an unknown key", async () => {
     const log = chain(2);
     const [key, other] = [await newSigningKey(), await newSigningKey()];
-    const head = await signHead(
-      {
-        tenant: "acme",
-        run: "r1",
-        seq: 2,
-        hash: log[1]?.hash as string,
-        at: "2026-12-03T00:00:00Z",
-      },
-      key,
-    );
+    const head = await headOf(log, 2, key);
     const f = file("two.ndjson", ndjson(log));
     const keys = file("ko.json", JSON.stringify({ keys: [publicJwk(other)] }));
     expect(
