@@ -15,7 +15,7 @@ import {
   tenantApprovals,
 } from "./http/approvals.ts";
 import { publishedKeys } from "./http/audit-keys.ts";
-import { auditHead, auditVerify } from "./http/audit-routes.ts";
+import { auditHead, auditSegments, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
@@ -86,6 +86,7 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/v1/runs/:run_id/audit", requireRole("operator"), withRun(runAudit));
   app.get("/v1/runs/:run_id/audit/head", requireRole("operator"), withRun(auditHead));
   app.get("/v1/runs/:run_id/audit/verify", requireRole("operator"), withRun(auditVerify));
+  app.get("/v1/runs/:run_id/audit/segments", requireRole("operator"), withRun(auditSegments));
   app.get("/v1/runs/:run_id/escalations", requireRole("operator"), withRun(runEscalations));
   app.post("/v1/runs/:run_id/halt", requireRole("operator"), withRun(haltRun));
   app.get("/v1/approvals", requireRole("operator"), tenantApprovals);

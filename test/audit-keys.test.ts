@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { newSigningKey, publicJwk } from "../src/core/audit-head.ts";
 import { FENCE } from "../src/fence.ts";
-import { DEVELOPMENT_SIGNING_KEY } from "../src/http/audit-keys.ts";
+import { DEVELOPMENT_SIGNING_KEY } from "../src/ledger/signing-key.ts";
 import { json } from "./helpers.ts";
 
 const PATH = "/.well-known/toolfence-audit-keys";

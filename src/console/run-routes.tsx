@@ -10,7 +10,8 @@ import { LimitOverrideSchema } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import type { RunRef } from "../ledger/protocol.ts";
+import type { AuditPage } from "../ledger/audit-reader.ts";
+import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
@@ -63,18 +64,25 @@ async function pageData(
   notice: PageNotice,
 ) {
   const ledger = ledgerOf(env, ref);
-  const [run, entries, approvals, escalations] = await Promise.all([
+  const [run, page, approvals, escalations] = await Promise.all([
     ledger.summary(),
     ledger.audit(after, PAGE),
     ledger.approvals("pending"),
     ledger.escalations(0, WAITING_SHOWN, "open"),
   ]);
-  if (run === null || entries === null) return null;
+  if (run === null || page === null) return null;
+  const entries = entriesOf(page);
   const items = await Promise.all(entries.map((e) => explain(read, e)));
   const last = entries.at(-1);
   const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
   const waiting = { approvals: approvals ?? [], escalations };
   return { run, entries: items, nextAfter, notice, waiting } satisfies RunPageData;
+}
+
+/** A page's entries; an archived segment that cannot be read fails the page, naming it. */
+function entriesOf(page: AuditPage): AuditEntry[] {
+  if (page.kind === "missing") throw new Error(page.problem);
+  return page.entries;
 }
 
 /** The whole audit log as NDJSON, the same lines `GET /v1/runs/{id}/audit` serves, read a page at a time. */
@@ -84,7 +92,8 @@ function ndjson(env: Env, ref: RunRef): ReadableStream<Uint8Array> {
   let after = 0;
   return new ReadableStream({
     async pull(controller) {
-      const entries = (await ledger.audit(after, PAGE)) ?? [];
+      const page = await ledger.audit(after, PAGE);
+      const entries = page === null ? [] : entriesOf(page);
       const text = entries.map((e) => `${JSON.stringify(e)}\n`).join("");
       if (text !== "") controller.enqueue(encoder.encode(text));
       const last = entries.at(-1);

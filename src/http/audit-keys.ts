@@ -6,38 +6,17 @@
  * no secret is set: like the development API key, a deployed worker never uses it.
  */
 import { type PrivateJwk, type PublicJwk, publicJwk } from "../core/audit-head.ts";
+import {
+  type AuditSecrets,
+  DEVELOPMENT_SIGNING_KEY,
+  parsedSecret,
+  secretSigningKey,
+} from "../ledger/signing-key.ts";
 import { isLocalDevelopment } from "./local-dev.ts";
-
-/** Signs heads under `npm run dev` and in tests; public by design, worthless elsewhere. */
-export const DEVELOPMENT_SIGNING_KEY: PrivateJwk = {
-  kty: "OKP",
-  crv: "Ed25519",
-  x: "r_jAjWZ2_7Jts00IKWhnZdAgl8My_LAn6An8TB9w5YQ",
-  d: "X3pu3z8FDJ4SBQ5eQV75lCPOlj0Fc1OUW10MCtTsFAE",
-  kid: "tf-audit-development",
-  use: "sig",
-  alg: "EdDSA",
-};
-
-/** The secrets as the worker sees them (not declared in wrangler.toml, so not in `Env`). */
-interface AuditSecrets {
-  AUDIT_SIGNING_KEY?: string;
-  AUDIT_RETIRED_KEYS?: string;
-}
-
-function parsed<T>(text: string | undefined): T | null {
-  if (text === undefined) return null;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    console.error("an audit key variable is not valid JSON");
-    return null;
-  }
-}
 
 /** The key that signs this request's heads, or null when none may. */
 export function signingKey(env: Env, request: Request): PrivateJwk | null {
-  const secret = parsed<PrivateJwk>((env as AuditSecrets).AUDIT_SIGNING_KEY);
+  const secret = secretSigningKey(env);
   if (secret !== null) return secret;
   return isLocalDevelopment(request.headers, request.url) ? DEVELOPMENT_SIGNING_KEY : null;
 }
@@ -45,6 +24,6 @@ export function signingKey(env: Env, request: Request): PrivateJwk | null {
 /** The JWKS: the current key's public half and every retired key (RFC 7517 §5). */
 export function publishedKeys(env: Env, request: Request): { keys: PublicJwk[] } {
   const current = signingKey(env, request);
-  const retired = parsed<PublicJwk[]>((env as AuditSecrets).AUDIT_RETIRED_KEYS) ?? [];
+  const retired = parsedSecret<PublicJwk[]>((env as AuditSecrets).AUDIT_RETIRED_KEYS) ?? [];
   return { keys: [...(current === null ? [] : [publicJwk(current)]), ...retired] };
 }

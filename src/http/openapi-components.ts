@@ -101,6 +101,7 @@ export function components(): Json {
       AuditKeys: schemaOf(approvals.AuditKeysSchema),
       SignedHead: schemaOf(approvals.SignedHeadSchema),
       ChainReport: schemaOf(approvals.ChainReportSchema),
+      AuditSegments: schemaOf(approvals.AuditSegmentsSchema),
     },
   };
 }

@@ -214,6 +214,15 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: "get",
+    path: "/v1/runs/{run_id}/audit/segments",
+    id: "auditSegments",
+    summary: "The run's audit segments archived to R2 (operator; docs/audit.md)",
+    reasons: [...OPERATOR, "not_found"],
+    auth: true,
+    ok: { 200: json(ref("AuditSegments"), "Oldest first, each with its seqs, head and key.") },
+  },
+  {
+    method: "get",
     path: "/v1/runs/{run_id}/audit/verify",
     id: "auditVerify",
     summary: "Recompute the run's whole hash chain (operator)",

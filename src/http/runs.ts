@@ -12,6 +12,7 @@ import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
+import { isLocalDevelopment } from "./local-dev.ts";
 import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 
@@ -26,7 +27,8 @@ export function runRef(c: AppContext): RunRef | Response {
     );
   }
   const { tenant, keyId } = c.get("principal");
-  return { tenant, runId, by: keyId ?? "development" };
+  const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
+  return { tenant, runId, by: keyId ?? "development", local };
 }
 
 /** `GET /v1/runs/{run_id}`. */
@@ -122,8 +124,13 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
   const page = pageOf(c);
   if (page instanceof Response) return page;
   const { after, limit } = page;
-  const entries = await ledgerOf(c.env, ref).audit(after, limit);
-  if (entries === null) return unseen(ref);
+  const read = await ledgerOf(c.env, ref).audit(after, limit);
+  if (read === null) return unseen(ref);
+  if (read.kind === "missing") {
+    console.error(`audit page of run ${ref.runId}: ${read.problem}`);
+    return problem(refuse("internal_error", `The audit cannot be read: ${read.problem}.`));
+  }
+  const { entries } = read;
   const next = nextAfter(entries, limit);
   if ((c.req.header("Accept") ?? "").includes("application/x-ndjson")) {
     const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join("");

@@ -71,6 +71,26 @@ export const SignedHeadSchema = v.strictObject({
   sig: v.pipe(v.string(), v.description("base64url Ed25519 over the RFC 8785 form of the claim")),
 });
 
+/** The run's archived audit segments (`GET /v1/runs/{id}/audit/segments`). */
+export const AuditSegmentsSchema = v.strictObject({
+  run_id: v.string(),
+  segments: v.array(
+    v.strictObject({
+      first_seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      last_seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      head_hash: v.pipe(v.string(), v.description("The hash of the segment's last entry")),
+      key: v.pipe(v.string(), v.description("The R2 key in the AUDIT_ARCHIVE bucket")),
+      archived_at: v.string(),
+      trimmed: v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(0),
+        v.description("How many of its entries the run's own storage no longer holds"),
+      ),
+    }),
+  ),
+});
+
 /** What recomputing a run's chain found (`GET /v1/runs/{id}/audit/verify`). */
 export const ChainReportSchema = v.strictObject({
   ok: v.boolean(),

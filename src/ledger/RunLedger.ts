@@ -3,15 +3,12 @@
  * and the append-only audit log, each decision one `transactionSync`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { admit, UNCAPPED } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
-import { type LimitOverride, type RunLimits, tighten } from "../core/limits.ts";
-import { limitsFor, targetRuleOf } from "../core/policy.ts";
-import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
+import type { LimitOverride } from "../core/limits.ts";
+import { refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
-import { abandonExpired, abandonedEntry, nextWake, outcomeBase } from "./abandon.ts";
-import { approvalStep } from "./approval-step.ts";
+import { abandonedEntry, expireCalls, nextWake } from "./abandon.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -23,20 +20,16 @@ import type {
   ResolveAnswer,
 } from "./approval-types.ts";
 import { listApprovals } from "./approvals.ts";
+import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
+import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import {
-  append,
-  chainOldEntries,
-  decisionCounts,
-  head,
-  openEntry,
-  verifyLog,
-} from "./audit-log.ts";
-import { holdKey, readKey, storedAnswer } from "./keys.ts";
+import { append, chainOldEntries, type EntryDraft, head, openEntry } from "./audit-log.ts";
+import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { migrate } from "./migrations.ts";
+import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
+import { decideProposal, refusalDraft } from "./propose.ts";
 import type {
-  AuditEntry,
   BudgetView,
   LedgerAnswer,
   LedgerProposal,
@@ -48,20 +41,11 @@ import type {
   Settlement,
 } from "./protocol.ts";
 import { registerRun } from "./run-registration.ts";
-import { chargeRun, insertRun, storeLimits } from "./run-row.ts";
-import { callCaps, countUse, toolCalls } from "./usage.ts";
-import {
-  type AuditRow,
-  auditEntry,
-  budgetView,
-  limitsOf,
-  type RunRow,
-  runState,
-  runView,
-} from "./views.ts";
+import { ensureRun, readRun } from "./run-row.ts";
+import { statusOf, summaryOf } from "./run-status.ts";
+import { settleCall } from "./settle.ts";
+import { budgetView, type RunRow } from "./views.ts";
 
-/** Open escalations a summary counts at most (a run with more shows this many). */
-const SUMMARY_COUNT_CAP = 1_000;
 /**
  * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.
  * The object is single-threaded, and every decision reads and writes its rows inside one
@@ -70,159 +54,88 @@ const SUMMARY_COUNT_CAP = 1_000;
  */
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  private readonly reader: SegmentReader;
   /** Whether this instance knows the run is in its tenant's run index. */
   private indexed = false;
+  private readonly alarms: ArchiveAlarm;
+  /** The seq of the last entry this instance appended. */
+  private appended = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    const transact = <T>(f: () => T): T => ctx.storage.transactionSync(f);
+    this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
+    this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact });
     migrate(this.sql);
-    ctx.blockConcurrencyWhile(async () => chainOldEntries(this.sql, this.readRun()));
+    ctx.blockConcurrencyWhile(async () => {
+      chainOldEntries(this.sql, readRun(this.sql));
+      this.alarms.start();
+    });
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
     const version = await policyVersion();
-    // Idempotency keys are a mutation's; a key sent with a read is only recorded.
-    const key = p.effect === "mutate" ? p.key : null;
+    let created = false;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
-      const run = this.ensureRun(ref, now);
-      const limits = this.limitsOf(run.row);
-      const stored = key === null ? null : readKey(this.sql, key);
-      // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
-      // itself also comes with its outcome, but it did run.)
-      const reaches = p.outcome?.decision !== "cached";
-      const rule = targetRuleOf(FENCE, p.tool);
-      const caps = reaches ? callCaps(this.sql, limits, p.tool, rule, p.target) : UNCAPPED;
-      const decision = admit(runState(run.row, limits), stored, { ...p, key, now }, caps);
-      const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
-      if (decision.kind === "refuse") {
-        this.appendRefusal({ ...draft, decision: "block" }, decision.refusal, run.row);
-        return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run.row) };
-      }
-      if (decision.kind === "replay") {
-        const original = storedAnswer(this.sql, key ?? "");
-        this.appendAudit({ ...draft, decision: "replayed", status: original.status }, run.row);
-        return { kind: "replay", ...original, budget: budgetView(run.row) };
-      }
-      // A new intent that reaches the tool may need a person first; a retry of an admitted
-      // intent (charged already) was approved, if it had to be, when it was admitted.
-      const asked =
-        reaches && decision.charge.calls > 0
-          ? approvalStep(this.scope(run.row, now), { ...draft, decision: "pending" }, key, version)
-          : { approvalId: null };
-      if ("kind" in asked) return asked;
-      const row = chargeRun(this.sql, run.row, decision.charge);
-      if (reaches) countUse(this.sql, decision.charge, p.tool, p.target);
-      const overtaken = key === null ? null : holdKey(this.sql, key, p, stored, now);
-      if (overtaken !== null) this.abandon(overtaken, row, now);
-      const outcome = p.outcome;
-      const approvalId = asked.approvalId;
-      this.appendAudit(
-        outcome === null
-          ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
-          : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
-        row,
-      );
-      const admitted = { budget: budgetView(row), deadlineAt: row.deadline_at, approvalId };
-      return { kind: "admit", ...admitted };
+      const run = ensureRun(this.sql, ref, now);
+      created = run.created_at === now;
+      const ledger = this.scope(run, now);
+      const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
+      return decideProposal({ ledger, abandon }, p, version);
     });
-    if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
-    else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
-    await this.indexOnce();
+    if (answer.kind === "admit" && p.outcome === null)
+      await wakeBy(this.ctx.storage, now + p.leaseMs);
+    else if (answer.kind === "admit" && p.effect === "mutate" && p.key !== null) {
+      await wakeBy(this.ctx.storage, nextWake(this.sql));
+    }
+    await this.afterWrite(created, now);
     return answer;
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
   settle(ref: RunRef, s: Settlement): BudgetView {
-    return this.ctx.storage.transactionSync(() => {
-      const run = this.ensureRun(ref, Date.now());
-      const { outcome } = s;
-      // Only an open entry is settled: one the alarm already closed as abandoned stays so,
-      // and its key is left to the retry it was handed to.
-      const open = openEntry(this.sql, s.callId);
-      if (open === null) return budgetView(run.row);
-      append(
-        this.sql,
-        run.row,
-        {
-          ...outcomeBase(open, run.row),
-          decision: outcome.decision,
-          reason: outcome.reason,
-          status: outcome.status,
-          cache: outcome.cache,
-          duration_ms: s.durationMs,
-        },
-        open.seq,
-      );
-      if (s.key !== null) {
-        // Only the call that holds the key may settle it: a worker that outlived its
-        // lease must not overwrite the outcome of the call that took the key over.
-        this.sql.exec(
-          "UPDATE idempotency_key SET phase = ?, status = ?, body = ? WHERE key = ? AND call_id = ?",
-          outcome.decision === "retry" ? "retryable" : "done",
-          outcome.status,
-          outcome.body,
-          s.key,
-          s.callId,
-        );
-      }
-      return budgetView(run.row);
+    const budget = this.ctx.storage.transactionSync(() => {
+      const run = ensureRun(this.sql, ref, Date.now());
+      settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
+      return budgetView(run);
     });
+    this.alarms.appended(this.appended);
+    return budget;
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
   async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
+    const now = Date.now();
+    let created = false;
     const budget = this.ctx.storage.transactionSync(() => {
-      const run = this.ensureRun(ref, Date.now());
-      this.appendRefusal(
-        {
-          ...r,
-          decision: "block",
-          reason: null,
-          status: null,
-          fingerprint: null,
-          cache: null,
-          durationMs: null,
-        },
-        r.refusal,
-        run.row,
-      );
-      return budgetView(run.row);
+      const run = ensureRun(this.sql, ref, now);
+      created = run.created_at === now;
+      const draft: AuditDraft = {
+        ...r,
+        decision: "block",
+        reason: null,
+        status: null,
+        fingerprint: null,
+        cache: null,
+        durationMs: null,
+      };
+      this.appendAudit(refusalDraft(draft, r.refusal), run);
+      return budgetView(run);
     });
-    await this.indexOnce();
+    await this.afterWrite(created, now);
     return budget;
   }
 
-  /**
-   * Open the run with limits tighter than its current ones: the policy's (for its
-   * tenant) when the run is new, its stored limits when it exists. Opening again with
-   * the same limits changes nothing; a field that would loosen them is refused. Only an
-   * operator or the key that opened an existing run may change its limits: any agent key
-   * of the tenant could otherwise starve another agent's run (`allowed_tools: []`).
-   */
+  /** Open the run with limits tighter than its current ones (open-run.ts). */
   async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
-    const answer = this.ctx.storage.transactionSync((): OpenAnswer => {
-      const existing = this.readRun();
-      if (existing !== null && !operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
-        const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
-        return { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null };
-      }
-      const base = existing === null ? limitsFor(FENCE, ref.tenant) : this.limitsOf(existing);
-      const tightened = tighten(base, override, FENCE.policy.allowed_tools);
-      if (!tightened.ok) {
-        const { field, detail } = tightened.error;
-        const whose = existing === null ? "the policy" : "the run's current limits";
-        const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
-        return { kind: "refuse", refusal, field };
-      }
-      if (existing === null) this.ensureRun(ref, now, tightened.value);
-      else storeLimits(this.sql, tightened.value);
-      return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
-    });
-    await this.indexOnce();
+    const answer = this.ctx.storage.transactionSync(() =>
+      openRun(this.sql, ref, { override, operator }, now),
+    );
+    await this.afterWrite(answer.kind === "opened" && answer.created, now);
     return answer;
   }
 
@@ -230,21 +143,23 @@ export class RunLedger extends DurableObject<Env> {
   async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
-      this.ensureRun(ref, now);
+      ensureRun(this.sql, ref, now);
       this.sql.exec(
         "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL",
         now,
         reason,
       );
     });
+    // The run ended: the alarm archives the rest of its log.
+    await wakeBy(this.ctx.storage, now);
     await this.indexOnce();
-    return this.viewOf(this.readRun(), now);
+    return statusOf(this.sql, ensureRun(this.sql, ref, now), now);
   }
 
   /** Status of the run, or null when no call of it was ever seen. */
   status(): RunView | null {
-    const row = this.readRun();
-    return row === null ? null : this.viewOf(row, Date.now());
+    const row = readRun(this.sql);
+    return row === null ? null : statusOf(this.sql, row, Date.now());
   }
 
   /**
@@ -252,39 +167,30 @@ export class RunLedger extends DurableObject<Env> {
    * the run was never seen. The console's run list reads it.
    */
   summary(): RunSummary | null {
-    const row = this.readRun();
-    if (row === null) return null;
-    const last = this.sql
-      .exec<{ at: number }>("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
-      .toArray()[0];
-    const now = Date.now();
-    return {
-      ...this.viewOf(row, now),
-      last_activity_at: new Date(last?.at ?? row.created_at).toISOString(),
-      // The same lists the operator routes publish, counted.
-      open_escalations: listEscalations(this.sql, "open", 0, SUMMARY_COUNT_CAP).length,
-      pending_approvals: listApprovals(this.sql, row.run_id, "pending", now).length,
-    };
+    const row = readRun(this.sql);
+    return row === null ? null : summaryOf(this.sql, row, Date.now());
   }
 
-  /** Audit entries after `after`, oldest first, or null when no call of the run was seen. */
-  audit(after: number, limit: number): AuditEntry[] | null {
-    if (this.readRun() === null) return null;
-    return this.sql
-      .exec<AuditRow>("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
-      .toArray()
-      .map(auditEntry);
+  /** Audit entries after `after`, oldest first, archived ones included; null for an unseen run. */
+  async audit(after: number, limit: number): Promise<AuditPage | null> {
+    if (readRun(this.sql) === null) return null;
+    return auditPage(this.sql, this.reader, after, limit);
+  }
+
+  /** The archived segments, oldest first, or null when no call of the run was seen. */
+  auditSegments(): SegmentRow[] | null {
+    return readRun(this.sql) === null ? null : segments(this.sql);
   }
 
   /** The audit's last seq and hash, or null when no call of the run was seen. */
   auditHead(): { seq: number; hash: string } | null {
-    return this.readRun() === null ? null : head(this.sql);
+    return readRun(this.sql) === null ? null : head(this.sql);
   }
 
-  /** Recompute the whole hash chain as stored, or null when no call of the run was seen. */
-  verifyAudit(): ChainReport | null {
-    const run = this.readRun();
-    return run === null ? null : verifyLog(this.sql, run);
+  /** Recompute the whole hash chain, archived segments included; null for an unseen run. */
+  async verifyAudit(): Promise<ChainReport | null> {
+    const run = readRun(this.sql);
+    return run === null ? null : verifyArchived(this.sql, this.reader, run);
   }
 
   /** Escalated calls after `after`, oldest first: open ones by default. */
@@ -294,37 +200,30 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
   approvals(status: ApprovalStatus | null): ApprovalView[] | null {
-    const row = this.readRun();
+    const row = readRun(this.sql);
     return row === null ? null : listApprovals(this.sql, row.run_id, status, Date.now());
   }
 
   /** An operator approves or denies a pending approval of this run, once. */
   decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
-    return this.ctx.storage.transactionSync(() => {
+    const answer = this.ctx.storage.transactionSync((): DecideAnswer => {
       const scope = this.operatorScope();
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
     });
+    this.alarms.appended(this.appended);
+    return answer;
   }
 
   /** An operator resolves an escalation of this run, once. */
   resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
-    return this.ctx.storage.transactionSync(() => {
+    const answer = this.ctx.storage.transactionSync((): ResolveAnswer => {
       const scope = this.operatorScope();
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return resolve(scope, seq, resolution, act);
     });
-  }
-
-  private operatorScope(): LedgerScope | null {
-    const run = this.readRun();
-    return run === null ? null : this.scope(run, Date.now());
-  }
-
-  /** The run's storage and its one append function, for a step written in another module. */
-  private scope(run: RunRow, now: number): LedgerScope {
-    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
-    return { sql: this.sql, append, run, now };
+    this.alarms.appended(this.appended);
+    return answer;
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
@@ -338,20 +237,36 @@ export class RunLedger extends DurableObject<Env> {
 
   /**
    * Settle pending entries past their lease as abandoned (see abandon.ts), drop idempotency
-   * keys past their retention, then wake again for the next of either.
+   * keys past their retention, archive what is due (audit-archive.ts), then wake again for
+   * the next of any.
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
-      const run = this.readRun();
-      if (run !== null) abandonExpired(this.sql, run, now, (d, of) => append(this.sql, run, d, of));
-      this.sql.exec(
-        "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
-        now,
-        now,
-      );
-    });
-    await this.wakeBy(nextWake(this.sql));
+    this.ctx.storage.transactionSync(() => expireCalls(this.sql, now));
+    await this.alarms.ring(archiveConfig(this.env), now);
+  }
+
+  /** The alarm's archive step with a given configuration and time (for a test's small values). */
+  async archiveNow(cfg: ArchiveConfig, now = Date.now()): Promise<number> {
+    return this.alarms.ring(cfg, now);
+  }
+
+  /** After a write: arm the alarm for a new run's end or a full segment; index the run. */
+  private async afterWrite(created: boolean, now: number): Promise<void> {
+    if (created) await this.alarms.created(now);
+    this.alarms.appended(this.appended);
+    await this.indexOnce();
+  }
+
+  private operatorScope(): LedgerScope | null {
+    const run = readRun(this.sql);
+    return run === null ? null : this.scope(run, Date.now());
+  }
+
+  /** The run's storage and its one append function, for a step written in another module. */
+  private scope(run: RunRow, now: number): LedgerScope {
+    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
+    return { sql: this.sql, append, run, now };
   }
 
   /** Put the run in its tenant's index once; the instance remembers, the row too. */
@@ -359,66 +274,22 @@ export class RunLedger extends DurableObject<Env> {
     if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
   }
 
-  /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
-  private async wakeBy(at: number | null): Promise<void> {
-    if (at === null) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
-  }
-
-  private ensureRun(
-    ref: RunRef,
-    now: number,
-    limits: RunLimits = limitsFor(FENCE, ref.tenant),
-  ): { row: RunRow } {
-    const existing = this.readRun();
-    if (existing !== null) return { row: existing };
-    insertRun(this.sql, ref, now, limits);
-    return { row: this.requireRun() };
-  }
-
-  private limitsOf(row: RunRow): RunLimits {
-    return limitsOf(row, limitsFor(FENCE, row.tenant));
-  }
-
-  private readRun(): RunRow | null {
-    return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
-  }
-
-  private requireRun(): RunRow {
-    return this.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
-  }
-
-  private appendRefusal(draft: AuditDraft, refusal: Refusal, run: RunRow): void {
-    const rule = DECISION_TABLE[refusal.reason];
-    this.appendAudit(
-      { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status },
-      run,
-    );
-  }
-
   /**
    * Append an audit entry through the log's one append (append-only, chained: audit-log.ts);
    * `run` is the row after the decision, for the budget after.
    */
   private appendAudit(d: AuditDraft, run: RunRow): void {
-    append(this.sql, run, entryOf(d, run), null);
+    this.log(entryOf(d, run), run, null);
+  }
+
+  /** The one append of calls, noting the seq so a full segment arms the alarm. */
+  private log(draft: EntryDraft, run: RunRow, of: number | null): void {
+    this.appended = append(this.sql, run, draft, of);
   }
 
   /** Close the open entry of a call whose key another call took over: its outcome is unknown. */
   private abandon(callId: string, run: RunRow, now: number): void {
     const open = openEntry(this.sql, callId);
-    if (open !== null) append(this.sql, run, abandonedEntry(open, run, now), open.seq);
-  }
-
-  private viewOf(row: RunRow | null, now: number): RunView {
-    const decisions = decisionCounts(this.sql);
-    const run = row ?? this.requireRun();
-    return runView(run, now, {
-      limits: this.limitsOf(run),
-      policyTools: FENCE.policy.allowed_tools,
-      decisions,
-      toolCalls: toolCalls(this.sql),
-    });
+    if (open !== null) this.log(abandonedEntry(open, run, now), run, open.seq);
   }
 }

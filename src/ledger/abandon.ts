@@ -6,7 +6,7 @@
  * same key may try again without a new charge. The charge stays: a paid call may have reached
  * the upstream.
  */
-import { type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
+import { append, type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
 /** The outcome entry that closes `open` as abandoned at `now`. */
@@ -66,6 +66,20 @@ export function abandonExpired(
     );
   }
   return gone.length;
+}
+
+/**
+ * The alarm's lease step, inside its transaction: settle open entries past their lease as
+ * abandoned, and drop idempotency keys past their retention.
+ */
+export function expireCalls(sql: SqlStorage, now: number): void {
+  const run = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0];
+  if (run !== undefined) abandonExpired(sql, run, now, (d, of) => append(sql, run, d, of));
+  sql.exec(
+    "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
+    now,
+    now,
+  );
 }
 
 /** The earliest moment the alarm has work: a key to drop or a lease to settle, or null. */

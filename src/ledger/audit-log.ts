@@ -125,10 +125,17 @@ export function head(sql: SqlStorage): { seq: number; hash: string } | null {
   );
 }
 
-/** Recompute the whole chain as stored, a page at a time; the first bad seq if any. */
-export function verifyLog(sql: SqlStorage, run: RunRow, page = 1_000): ChainReport {
-  let from = 1;
-  let prev = genesis(run.tenant, run.run_id);
+/**
+ * Recompute the chain as stored from `start` (the whole log by default; after the archived
+ * segments: audit-reader.ts), a page at a time; the first bad seq if any.
+ */
+export function verifyLog(
+  sql: SqlStorage,
+  run: RunRow,
+  start: { from: number; prev: string } = { from: 1, prev: genesis(run.tenant, run.run_id) },
+  page = 1_000,
+): ChainReport {
+  let { from, prev } = start;
   let total = 0;
   let last: ChainReport["head"] = null;
   for (;;) {

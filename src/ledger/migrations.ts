@@ -165,6 +165,18 @@ export const MIGRATIONS: readonly string[] = [
   // When the run was written to its tenant's run index: NULL until then, so a run whose
   // indexing failed (or that predates the index) is indexed on its next call.
   "ALTER TABLE run ADD COLUMN indexed_at INTEGER;",
+  // The audit archive (src/ledger/audit-archive.ts): whether the run was created under local
+  // development (its archive may then be signed with the development key), and each segment
+  // written to AUDIT_ARCHIVE with how many of its entries were trimmed from `audit` since.
+  `ALTER TABLE run ADD COLUMN local INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE audit_segment (
+     first_seq INTEGER PRIMARY KEY,
+     last_seq INTEGER NOT NULL,
+     head_hash TEXT NOT NULL,
+     r2_key TEXT NOT NULL,
+     archived_at INTEGER NOT NULL,
+     trimmed INTEGER NOT NULL DEFAULT 0
+   );`,
 ];
 
 /**

@@ -16,6 +16,12 @@ export interface RunRef {
    * as the run's opener by the call that creates the run.
    */
   by?: string;
+  /**
+   * Whether the request came to a local `wrangler dev` (src/http/local-dev.ts). Stored with
+   * the run when it is created: the alarm, which has no request, signs the archive of such a
+   * run with the development key when no secret is set.
+   */
+  local?: boolean;
 }
 
 /** How a result was served with respect to the cache (`X-Cache`). */

@@ -1,16 +1,18 @@
 /**
- * The run's row: created once with its effective limits, tightened in place.
+ * The run's row: created once with its effective limits, tightened in place, charged.
  */
 import type { RunLimits } from "../core/limits.ts";
+import { limitsFor } from "../core/policy.ts";
+import { FENCE } from "../fence.ts";
 import type { RunRef } from "./protocol.ts";
-import type { RunRow } from "./views.ts";
+import { limitsOf, type RunRow } from "./views.ts";
 
 /** Create the run's row with its effective limits, stored so later policy edits leave it be. */
 export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): void {
   sql.exec(
     `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls,
-       allowed_tools, tool_caps, opened_by)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       allowed_tools, tool_caps, opened_by, local)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ref.tenant,
     ref.runId,
     now,
@@ -20,6 +22,7 @@ export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: Run
     toolsColumn(limits),
     JSON.stringify(limits.tool_caps),
     ref.by ?? null,
+    ref.local === true ? 1 : 0,
   );
 }
 
@@ -56,4 +59,27 @@ export function chargeRun(
       charge.paid,
     )
     .one();
+}
+
+/** The run's row, or null when no call of the run was seen. */
+export function readRun(sql: SqlStorage): RunRow | null {
+  return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
+}
+
+/** The run's row, created with `limits` (the policy's for its tenant) when it is new. */
+export function ensureRun(
+  sql: SqlStorage,
+  ref: RunRef,
+  now: number,
+  limits: RunLimits = limitsFor(FENCE, ref.tenant),
+): RunRow {
+  const existing = readRun(sql);
+  if (existing !== null) return existing;
+  insertRun(sql, ref, now, limits);
+  return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+}
+
+/** The run's effective limits: its stored ones over the policy's for its tenant. */
+export function runLimits(row: RunRow): RunLimits {
+  return limitsOf(row, limitsFor(FENCE, row.tenant));
 }

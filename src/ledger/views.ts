@@ -30,6 +30,8 @@ export interface RunRow {
   tool_caps: string | null;
   opened_by: string | null;
   indexed_at: number | null;
+  /** 1 when the run was created under local development (src/ledger/signing-key.ts). */
+  local: number;
 }
 
 /** An `audit` row as the ledger drafts it: every column but its seq, time and chain. */

@@ -1,0 +1,71 @@
+/**
+ * When the RunLedger's one alarm rings for the archive. It is armed when a run is created (for
+ * its deadline or its idle end), when it is halted, and when an append fills a segment (once
+ * per segment, with no storage read on the call path: the seq to watch for is kept in memory).
+ * After each ring the archive step sets the alarm for the next work of any kind, so an idle
+ * check that finds recent activity re-arms itself rather than the calls moving the alarm.
+ */
+import { nextWake } from "./abandon.ts";
+import {
+  type ArchiveConfig,
+  type ArchiveScope,
+  archiveConfig,
+  archivedThrough,
+  archiveRun,
+  archiveWake,
+} from "./audit-archive.ts";
+import { readRun } from "./run-row.ts";
+
+/** The archive's side of the alarm, for one RunLedger instance. */
+export class ArchiveAlarm {
+  /** The seq at which the next segment is full: appending it arms the alarm, once. */
+  private armAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly scope: ArchiveScope,
+  ) {}
+
+  /** Read where the next segment ends (in the object's start-up, before any call). */
+  start(): void {
+    this.armAt = archivedThrough(this.scope.sql) + archiveConfig(this.scope.env).segmentEntries;
+  }
+
+  /** After an append of entry `seq`: ring now when it fills a segment. */
+  appended(seq: number): void {
+    if (seq < this.armAt) return;
+    this.armAt = seq + archiveConfig(this.scope.env).segmentEntries;
+    void this.storage.setAlarm(Date.now());
+  }
+
+  /** A new run: ring at its deadline or when it would have been idle for the retention. */
+  async created(now: number): Promise<void> {
+    const run = readRun(this.scope.sql);
+    if (run === null) return;
+    await wakeBy(
+      this.storage,
+      Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs),
+    );
+  }
+
+  /**
+   * Write the segments due by `now` and trim, then set the alarm for the next work of any
+   * kind; answers how many segments were written.
+   */
+  async ring(cfg: ArchiveConfig, now: number): Promise<number> {
+    const written = await archiveRun(this.scope, cfg, now);
+    this.armAt = archivedThrough(this.scope.sql) + cfg.segmentEntries;
+    const wakes = [nextWake(this.scope.sql), archiveWake(this.scope, cfg, now)];
+    const due = wakes.filter((w): w is number => w !== null);
+    if (due.length === 0) await this.storage.deleteAlarm();
+    else await this.storage.setAlarm(Math.max(Math.min(...due), Date.now()));
+    return written;
+  }
+}
+
+/** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
+export async function wakeBy(storage: DurableObjectStorage, at: number | null): Promise<void> {
+  if (at === null) return;
+  const current = await storage.getAlarm();
+  if (current === null || current > at) await storage.setAlarm(at);
+}

@@ -1,0 +1,42 @@
+/**
+ * Opening a run with limits, inside the RunLedger's transaction: the policy's (for its tenant)
+ * tightened when the run is new, its stored limits tightened when it exists.
+ */
+import { type LimitOverride, tighten } from "../core/limits.ts";
+import { limitsFor } from "../core/policy.ts";
+import { refuse } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
+import type { OpenAnswer, RunRef } from "./protocol.ts";
+import { ensureRun, readRun, runLimits, storeLimits } from "./run-row.ts";
+import { statusOf } from "./run-status.ts";
+
+/**
+ * Open or tighten the run. Opening again with the same limits changes nothing; a field that
+ * would loosen them is refused. Only an operator or the key that opened an existing run may
+ * change its limits: any agent key of the tenant could otherwise starve another agent's run
+ * (`allowed_tools: []`).
+ */
+export function openRun(
+  sql: SqlStorage,
+  ref: RunRef,
+  change: { override: LimitOverride; operator: boolean },
+  now: number,
+): OpenAnswer {
+  const existing = readRun(sql);
+  if (existing !== null && !change.operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
+    const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
+    return { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null };
+  }
+  const base = existing === null ? limitsFor(FENCE, ref.tenant) : runLimits(existing);
+  const tightened = tighten(base, change.override, FENCE.policy.allowed_tools);
+  if (!tightened.ok) {
+    const { field, detail } = tightened.error;
+    const whose = existing === null ? "the policy" : "the run's current limits";
+    const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
+    return { kind: "refuse", refusal, field };
+  }
+  const run = existing ?? ensureRun(sql, ref, now, tightened.value);
+  if (existing !== null) storeLimits(sql, tightened.value);
+  const view = statusOf(sql, readRun(sql) ?? run, now);
+  return { kind: "opened", created: existing === null, view };
+}

@@ -1,0 +1,76 @@
+/**
+ * Deciding a proposed call inside the RunLedger's transaction: admit, replay, refuse it or ask
+ * a person, charge the run and write the entry. The ledger runs this in one `transactionSync`
+ * and does the waiting (the alarm, the run index) after it.
+ */
+import { admit, UNCAPPED } from "../core/admission.ts";
+import { targetRuleOf } from "../core/policy.ts";
+import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
+import { approvalStep } from "./approval-step.ts";
+import type { AuditDraft } from "./audit-draft.ts";
+import { holdKey, readKey, storedAnswer } from "./keys.ts";
+import type { LedgerScope } from "./operator.ts";
+import type { LedgerAnswer, LedgerProposal } from "./protocol.ts";
+import { chargeRun, runLimits } from "./run-row.ts";
+import { callCaps, countUse } from "./usage.ts";
+import { budgetView, type RunRow, runState } from "./views.ts";
+
+/** What a decision needs of the ledger. */
+export interface ProposeScope {
+  /** The run's storage, its row (created if new), the decision's time and the one append. */
+  ledger: LedgerScope;
+  /** Close the open entry of a call whose key another call took over. */
+  abandon: (callId: string, run: RunRow) => void;
+}
+
+/** The entry of a refused call: its decision, reason and status from the decision table. */
+export function refusalDraft(draft: AuditDraft, refusal: Refusal): AuditDraft {
+  const rule = DECISION_TABLE[refusal.reason];
+  return { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status };
+}
+
+/** Decide the call; `version` is the policy's, for an approval. */
+export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
+  const { sql, run, now, append } = s.ledger;
+  // Idempotency keys are a mutation's; a key sent with a read is only recorded.
+  const key = p.effect === "mutate" ? p.key : null;
+  const limits = runLimits(run);
+  const stored = key === null ? null : readKey(sql, key);
+  // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
+  // itself also comes with its outcome, but it did run.)
+  const reaches = p.outcome?.decision !== "cached";
+  const rule = targetRuleOf(FENCE, p.tool);
+  const caps = reaches ? callCaps(sql, limits, p.tool, rule, p.target) : UNCAPPED;
+  const decision = admit(runState(run, limits), stored, { ...p, key, now }, caps);
+  const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
+  if (decision.kind === "refuse") {
+    append(refusalDraft({ ...draft, decision: "block" }, decision.refusal), run);
+    return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run) };
+  }
+  if (decision.kind === "replay") {
+    const original = storedAnswer(sql, key ?? "");
+    append({ ...draft, decision: "replayed", status: original.status }, run);
+    return { kind: "replay", ...original, budget: budgetView(run) };
+  }
+  // A new intent that reaches the tool may need a person first; a retry of an admitted
+  // intent (charged already) was approved, if it had to be, when it was admitted.
+  const asked =
+    reaches && decision.charge.calls > 0
+      ? approvalStep(s.ledger, { ...draft, decision: "pending" }, key, version)
+      : { approvalId: null };
+  if ("kind" in asked) return asked;
+  const row = chargeRun(sql, run, decision.charge);
+  if (reaches) countUse(sql, decision.charge, p.tool, p.target);
+  const overtaken = key === null ? null : holdKey(sql, key, p, stored, now);
+  if (overtaken !== null) s.abandon(overtaken, row);
+  const outcome = p.outcome;
+  const approvalId = asked.approvalId;
+  append(
+    outcome === null
+      ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
+      : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
+    row,
+  );
+  return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at, approvalId };
+}
