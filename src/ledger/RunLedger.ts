@@ -58,8 +58,9 @@ export class RunLedger extends DurableObject<Env> {
   /** Whether this instance knows the run is in its tenant's run index. */
   private indexed = false;
   private readonly alarms: ArchiveAlarm;
-  /** The seq of the last entry this instance appended. */
+  /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
+  private ended = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -102,7 +103,7 @@ export class RunLedger extends DurableObject<Env> {
       settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
       return budgetView(run);
     });
-    this.alarms.appended(this.appended);
+    this.alarms.appended(this.appended, this.ended);
     return budget;
   }
 
@@ -211,7 +212,7 @@ export class RunLedger extends DurableObject<Env> {
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
     });
-    this.alarms.appended(this.appended);
+    this.alarms.appended(this.appended, this.ended);
     return answer;
   }
 
@@ -222,7 +223,7 @@ export class RunLedger extends DurableObject<Env> {
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return resolve(scope, seq, resolution, act);
     });
-    this.alarms.appended(this.appended);
+    this.alarms.appended(this.appended, this.ended);
     return answer;
   }
 
@@ -254,7 +255,7 @@ export class RunLedger extends DurableObject<Env> {
   /** After a write: arm the alarm for a new run's end or a full segment; index the run. */
   private async afterWrite(created: boolean, now: number): Promise<void> {
     if (created) await this.alarms.created(now);
-    this.alarms.appended(this.appended);
+    this.alarms.appended(this.appended, this.ended);
     await this.indexOnce();
   }
 
@@ -285,6 +286,7 @@ export class RunLedger extends DurableObject<Env> {
   /** The one append of calls, noting the seq so a full segment arms the alarm. */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
     this.appended = append(this.sql, run, draft, of);
+    this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 
   /** Close the open entry of a call whose key another call took over: its outcome is unknown. */

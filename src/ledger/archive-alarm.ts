@@ -16,10 +16,15 @@ import {
 } from "./audit-archive.ts";
 import { readRun } from "./run-row.ts";
 
+/** How soon entries appended after a run ended are archived. */
+const AFTER_END_MS = 60_000;
+
 /** The archive's side of the alarm, for one RunLedger instance. */
 export class ArchiveAlarm {
   /** The seq at which the next segment is full: appending it arms the alarm, once. */
   private armAt = Number.POSITIVE_INFINITY;
+  /** The last seq, appended after the run ended, for which the alarm was armed. */
+  private endArmed = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -31,11 +36,20 @@ export class ArchiveAlarm {
     this.armAt = archivedThrough(this.scope.sql) + archiveConfig(this.scope.env).segmentEntries;
   }
 
-  /** After an append of entry `seq`: ring now when it fills a segment. */
-  appended(seq: number): void {
-    if (seq < this.armAt) return;
-    this.armAt = seq + archiveConfig(this.scope.env).segmentEntries;
-    void this.storage.setAlarm(Date.now());
+  /**
+   * After an append of entry `seq`: ring now when it fills a segment; for a run that had
+   * ended (its entries are archived when written), ring within `AFTER_END_MS`, so a burst
+   * of refusals of a halted run becomes one segment.
+   */
+  appended(seq: number, ended: boolean): void {
+    if (seq >= this.armAt) {
+      this.armAt = seq + archiveConfig(this.scope.env).segmentEntries;
+      // An alarm set for now moves no earlier one later, so nothing needs reading first.
+      void this.storage.setAlarm(Date.now());
+    } else if (ended && seq > this.endArmed) {
+      this.endArmed = seq;
+      void wakeBy(this.storage, Date.now() + AFTER_END_MS);
+    }
   }
 
   /** A new run: ring at its deadline or when it would have been idle for the retention. */
