@@ -5,9 +5,11 @@
  * session was not signed out. And which run a route names: always one of the operator's
  * tenant.
  */
+
 import type { Context } from "hono";
 import { roleAllows } from "../core/keys.ts";
 import { principalOfDigest } from "../http/auth.ts";
+import { isLocalDevelopment } from "../http/local-dev.ts";
 import { RUN_ID, tenantLedgerOf } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
@@ -35,5 +37,7 @@ export async function signOut(env: Env, session: Session): Promise<void> {
 /** The run a console route names, always of the operator's own tenant; null for a bad id. */
 export function runRefOf(c: ConsoleContext): RunRef | null {
   const runId = c.req.param("run_id") ?? "";
-  return RUN_ID.test(runId) ? { tenant: c.get("operator").tenant, runId } : null;
+  if (!RUN_ID.test(runId)) return null;
+  const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
+  return { tenant: c.get("operator").tenant, runId, local };
 }
