@@ -70,14 +70,15 @@ const SUMMARY_COUNT_CAP = 1_000;
  */
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /** Whether this instance knows the run is in its tenant's run index. */
-  private indexed = false;
+  /** Whether this instance knows the run is in its tenant's run index (a promise: writing it). */
+  private indexed: boolean | Promise<void> = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     migrate(this.sql);
-    ctx.blockConcurrencyWhile(async () => chainOldEntries(this.sql, this.readRun()));
+    // Synchronous, in the constructor: no request reaches the object before it is done.
+    chainOldEntries(this.sql, this.readRun());
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
@@ -130,7 +131,7 @@ export class RunLedger extends DurableObject<Env> {
     });
     if (answer.kind === "admit" && p.outcome === null) await this.wakeBy(now + p.leaseMs);
     else if (answer.kind === "admit" && key !== null) await this.wakeBy(nextWake(this.sql));
-    await this.indexOnce();
+    this.indexOnce();
     return answer;
   }
 
@@ -191,7 +192,7 @@ export class RunLedger extends DurableObject<Env> {
       );
       return budgetView(run.row);
     });
-    await this.indexOnce();
+    this.indexOnce();
     return budget;
   }
 
@@ -222,7 +223,7 @@ export class RunLedger extends DurableObject<Env> {
       else storeLimits(this.sql, tightened.value);
       return { kind: "opened", created: existing === null, view: this.viewOf(null, now) };
     });
-    await this.indexOnce();
+    this.indexOnce();
     return answer;
   }
 
@@ -237,7 +238,7 @@ export class RunLedger extends DurableObject<Env> {
         reason,
       );
     });
-    await this.indexOnce();
+    this.indexOnce();
     return this.viewOf(this.readRun(), now);
   }
 
@@ -354,9 +355,15 @@ export class RunLedger extends DurableObject<Env> {
     await this.wakeBy(nextWake(this.sql));
   }
 
-  /** Put the run in its tenant's index once; the instance remembers, the row too. */
-  private async indexOnce(): Promise<void> {
-    if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
+  /**
+   * Put the run in its tenant's index once; the instance remembers, the row too. Not awaited:
+   * the tenant's object is shared by all its runs, so no call's answer waits on it.
+   */
+  private indexOnce(): void {
+    if (this.indexed !== false) return;
+    this.indexed = registerRun(this.env, this.sql).then((done) => {
+      this.indexed = done;
+    });
   }
 
   /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
