@@ -126,7 +126,11 @@ async function served(
   route: Extract<CacheRoute, { kind: "served" }>,
 ): Promise<Decision> {
   const outcome = outcomeOf(route.execution, proposal.callId, "cached", route.cache);
-  const answer = await ledger.propose(ref, { ...proposal, paid: false, outcome });
+  const answer = await ledger.propose(ref, {
+    ...proposal,
+    paid: false,
+    outcome: forLedger(outcome, proposal),
+  });
   if (answer.kind === "refuse") {
     return refused(answer.refusal, { call_id: proposal.callId, budget: answer.budget });
   }
@@ -163,7 +167,7 @@ async function admitAndRun(
       : null;
   const answer = await ledger.propose(
     ref,
-    known === null ? proposal : { ...proposal, outcome: known },
+    known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
   );
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
@@ -180,7 +184,7 @@ async function admitAndRun(
   const budget = await ledger.settle(ref, {
     callId,
     key: call.contract.effect === "mutate" ? call.key : null,
-    outcome,
+    outcome: forLedger(outcome, proposal),
     durationMs: Date.now() - started,
   });
   return respond(outcome, budget, route.key);
@@ -242,6 +246,14 @@ function outcomeOf(
   if (!execution.ok) return failed(execution.refusal, callId, cache);
   const body = JSON.stringify({ decision, result: execution.result, call_id: callId });
   return { decision, reason: null, status: 200, body, cache };
+}
+
+/**
+ * The outcome as the ledger needs it: the answer's body is stored only under an idempotency
+ * key (for replay), so without one it is not sent to the run's object at all.
+ */
+function forLedger(outcome: Outcome, p: LedgerProposal): Outcome {
+  return p.effect === "mutate" && p.key !== null ? outcome : { ...outcome, body: "" };
 }
 
 function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Outcome {
