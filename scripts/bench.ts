@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
+import { benchChain } from "./bench/chain.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp, FLOOR_CONFIG } from "./bench/http.ts";
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
+  process.stderr.write("audit chain per entry…\n");
+  show(tables, await benchChain(quick));
   process.stderr.write("bundle and startup…\n");
   show(tables, benchBundle());
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");

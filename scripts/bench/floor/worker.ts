@@ -3,7 +3,9 @@
  * record per call, committed before the answer. Bench-only (scripts/bench/floor/wrangler.toml;
  * never in the fence's bundle). `POST /one/{run}` forwards to the run's object, which commits
  * one SQLite insert and answers; `POST /two/{run}` makes two such RPCs one after the other,
- * the floor of a call recorded before and after it runs; `GET /healthz` writes nothing.
+ * the floor of a call recorded before and after it runs; `POST /three/{run}` makes three, the
+ * floor of a mutation whose upstream is itself one durable write (recorded before, the
+ * upstream's write, recorded after); `GET /healthz` writes nothing.
  */
 import { DurableObject } from "cloudflare:workers";
 
@@ -37,18 +39,25 @@ export class FloorLedger extends DurableObject<FloorEnv> {
   }
 }
 
+/** Sequential steps per route. */
+const STEPS: Record<string, number> = { one: 1, two: 2, three: 3 };
+
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/healthz") return Response.json({ ok: true });
     const [, kind, run] = url.pathname.split("/");
-    if (request.method !== "POST" || run === undefined || (kind !== "one" && kind !== "two")) {
+    const steps = kind === undefined ? undefined : STEPS[kind];
+    if (request.method !== "POST" || run === undefined || steps === undefined) {
       return new Response("not found", { status: 404 });
     }
     const body = await request.text();
     const ledger = env.FLOOR.getByName(run);
-    const seq = await ledger.record("before", body);
-    if (kind === "one") return Response.json({ seq });
-    return Response.json({ seq: [seq, await ledger.record("after", body)] });
+    // One upstream object for every run, as the demo tickets service is one per tenant.
+    const upstream = env.FLOOR.getByName("upstream");
+    const seq = [await ledger.record("before", body)];
+    if (steps === 3) seq.push(await upstream.record("upstream", body));
+    if (steps >= 2) seq.push(await ledger.record("after", body));
+    return Response.json({ seq });
   },
 } satisfies ExportedHandler<FloorEnv>;
