@@ -136,8 +136,8 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
-  settle(ref: RunRef, s: Settlement): BudgetView {
-    return this.ctx.storage.transactionSync(() => {
+  async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
+    const budget = this.ctx.storage.transactionSync(() => {
       const run = this.ensureRun(ref, Date.now());
       const { outcome } = s;
       // Only an open entry is settled: one the alarm already closed as abandoned stays so,
@@ -171,6 +171,8 @@ export class RunLedger extends DurableObject<Env> {
       }
       return budgetView(run.row);
     });
+    await this.rearm();
+    return budget;
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
@@ -364,6 +366,18 @@ export class RunLedger extends DurableObject<Env> {
     this.indexed = registerRun(this.env, this.sql).then((done) => {
       this.indexed = done;
     });
+  }
+
+  /**
+   * Once a call settles, the alarm its lease set is not needed: move it to the next thing due
+   * (or drop it), so a run does not wake for nothing a lease after each of its calls.
+   */
+  private async rearm(): Promise<void> {
+    const next = nextWake(this.sql);
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || (next !== null && next <= current)) return;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
   }
 
   /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */
