@@ -79,7 +79,7 @@ function floorScenarios(prefix: string): Scenario[] {
       request: steps("two"),
     },
     {
-      name: "floor: three steps (before, an upstream object's insert, after)",
+      name: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
       server: "floor",
       request: steps("three"),
     },
