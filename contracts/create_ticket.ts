@@ -14,8 +14,18 @@ export const createTicket = {
     title: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
     body: v.optional(v.pipe(v.string(), v.maxLength(2000))),
     priority: v.optional(v.picklist(["low", "normal", "high", "urgent"]), "normal"),
+    reporter_email: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(254),
+        v.email(),
+        v.description("Who reported it; kept in the audit as a keyed digest only"),
+      ),
+    ),
   }),
   output: v.strictObject({ ticket: Ticket }),
+  // Personal data: the audit, its export and archive keep a keyed digest, never the address.
+  sensitive: ["reporter_email"],
   timeoutMs: 5000,
   cacheTtlSeconds: 0,
   sharedCache: false,

@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
+import { benchChain } from "./bench/chain.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp, FLOOR_CONFIG } from "./bench/http.ts";
@@ -20,6 +21,28 @@ const growthFlag = process.argv.find((a) => a.startsWith("--growth="));
 /** Calls in the large run of the growth bench. */
 const growth = growthFlag === undefined ? (quick ? 5_000 : 50_000) : Number(growthFlag.slice(9));
 const loadBefore = loadavg();
+const cpuBefore = cpuTimes();
+
+/** The machine's CPU time counters (Linux /proc/stat, in ticks): all, and stolen by the host. */
+function cpuTimes(): { total: number; steal: number } | null {
+  try {
+    const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "")
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** Share of CPU time the hypervisor gave to others during the bench: a noisy host shows here. */
+function stolen(): string {
+  const now = cpuTimes();
+  if (cpuBefore === null || now === null || now.total === cpuBefore.total) return "unknown";
+  return `${((100 * (now.steal - cpuBefore.steal)) / (now.total - cpuBefore.total)).toFixed(1)}%`;
+}
 
 function load(l: number[]): string {
   return l.map((x) => x.toFixed(1)).join(", ");
@@ -36,6 +59,7 @@ function machine(): string {
       `${Math.round(totalmem() / 2 ** 30)} GiB`,
     `- Node ${process.version}, wrangler ${wrangler.version}`,
     `- Load average (1, 5, 15 min) before: ${load(loadBefore)}; after: ${load(loadavg())}`,
+    `- CPU time stolen by the host during the bench (/proc/stat steal): ${stolen()}`,
   ].join("\n");
 }
 
@@ -64,6 +88,8 @@ async function main(): Promise<void> {
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
+  process.stderr.write("audit chain per entry…\n");
+  show(tables, await benchChain(quick));
   process.stderr.write("bundle and startup…\n");
   show(tables, benchBundle());
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");

@@ -5,6 +5,7 @@
  *   npm run keys -- issue --tenant acme --role agent [--tools a,b] [--label text] [--local|--remote]
  *   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
  *   npm run keys -- audit-keygen
+ *   npm run keys -- redaction-keygen
  *
  * Without --local or --remote the wrangler command is printed, not run.
  */
@@ -18,7 +19,8 @@ import { newApiKey, parseKeyRecord, recordName } from "../src/core/keys.ts";
 const USAGE = `usage:
   npm run keys -- issue --tenant <tenant> --role agent|operator [--tools a,b] [--label text] [--local|--remote]
   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
-  npm run keys -- audit-keygen`;
+  npm run keys -- audit-keygen
+  npm run keys -- redaction-keygen`;
 
 const OPTIONS = {
   tenant: { type: "string" },
@@ -45,6 +47,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === "issue") return issue(values, target);
   if (command === "revoke") return revoke(values.id, target);
   if (command === "audit-keygen") return auditKeygen();
+  if (command === "redaction-keygen") return redactionKeygen();
   throw new UsageError(USAGE);
 }
 
@@ -121,4 +124,15 @@ async function auditKeygen(): Promise<void> {
   console.log(`public JWK:\n${JSON.stringify(publicJwk(key))}\n`);
   console.log("put it on the worker with:");
   console.log(`  echo '${JSON.stringify(key)}' | npx wrangler secret put AUDIT_SIGNING_KEY`);
+}
+
+/** A new key for the audit's redaction digests: 32 random bytes, hex. */
+function redactionKeygen(): void {
+  const key = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+  console.log(`redaction key (secret):\n${key}\n`);
+  console.log("put it on the worker with:");
+  console.log(`  echo '${key}' | npx wrangler secret put AUDIT_REDACTION_KEY`);
+  console.log(
+    "a new key changes the digest of every value from then on; entries already written keep theirs",
+  );
 }

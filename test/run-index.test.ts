@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { callerWith, newRun } from "./helpers.ts";
 
 /** The tenant's index rows, read from its TenantLedger's storage. */
@@ -21,6 +21,10 @@ async function indexedAt(tenant: string, run: string): Promise<number | null> {
   );
 }
 
+// The index is written after the call's answer (no call waits on the tenant's object), so the
+// tests wait for it, briefly.
+const eventually = { timeout: 2_000, interval: 20 };
+
 describe("the tenant's run index", () => {
   it("lists a run from its first call, newest first, and only the tenant's own", async () => {
     const owner = await callerWith({ role: "operator" });
@@ -29,16 +33,21 @@ describe("the tenant's run index", () => {
     await owner.propose(first, { tool: "noop", args: {} });
     await owner.propose(second, { tool: "noop", args: {} });
     await other.propose(newRun(), { tool: "noop", args: {} });
-    const listed = await env.TENANT_LEDGER.getByName(owner.tenant).runs(10);
-    expect(listed.map((r) => r.run_id)).toEqual([second, first]);
+    await vi.waitFor(async () => {
+      const listed = await env.TENANT_LEDGER.getByName(owner.tenant).runs(10);
+      expect(listed.map((r) => r.run_id)).toEqual([second, first]);
+    }, eventually);
   });
 
   it("is written once per run, not once per call", async () => {
     const owner = await callerWith({ role: "operator" });
     const run = newRun();
     await owner.propose(run, { tool: "noop", args: {} });
-    const at = await indexedAt(owner.tenant, run);
-    expect(at).not.toBeNull();
+    const at = await vi.waitFor(async () => {
+      const indexed = await indexedAt(owner.tenant, run);
+      expect(indexed).not.toBeNull();
+      return indexed;
+    }, eventually);
     await owner.propose(run, { tool: "noop", args: {} });
     await owner.propose(run, { tool: "no_such_tool", args: {} });
     expect(await indexedAt(owner.tenant, run)).toBe(at);
@@ -50,7 +59,9 @@ describe("the tenant's run index", () => {
     const [opened, refused] = [newRun(), newRun()];
     expect((await owner.put(`/v1/runs/${opened}`, {})).status).toBe(201);
     expect((await owner.propose(refused, { tool: "no_such_tool", args: {} })).status).toBe(422);
-    const ids = (await indexRows(owner.tenant)).map((r) => r.run_id).sort();
-    expect(ids).toEqual([opened, refused].sort());
+    await vi.waitFor(async () => {
+      const ids = (await indexRows(owner.tenant)).map((r) => r.run_id).sort();
+      expect(ids).toEqual([opened, refused].sort());
+    }, eventually);
   });
 });

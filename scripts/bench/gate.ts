@@ -80,7 +80,7 @@ function median(xs: number[]): number {
 }
 
 /** µs per call of each task, the median over `rounds` runs of the whole bench. */
-async function measure(
+export async function measure(
   tasks: [string, () => unknown][],
   opts: { rounds: number; time: number; perIteration: number },
 ): Promise<Map<string, number>> {

@@ -3,7 +3,7 @@ import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
 import type { Table } from "./table.ts";
 
 /** Which floor a path is held against. */
-type FloorKind = "one" | "two";
+type FloorKind = "one" | "two" | "three";
 
 /** One load: what autocannon sends, where, and how to label it. */
 interface Scenario {
@@ -50,7 +50,10 @@ function rotating(
   };
 }
 
-/** The floor worker's rows: a bare route, one insert per request, two sequential steps. */
+/** Calls per run of each floor row: as many as the fence row it is the floor of makes. */
+const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3 };
+
+/** The floor worker's rows: one insert per request, and two and three sequential steps. */
 function floorScenarios(prefix: string): Scenario[] {
   const steps = (kind: FloorKind): autocannon.Request => {
     let i = 0;
@@ -59,7 +62,7 @@ function floorScenarios(prefix: string): Scenario[] {
       headers: { "Content-Type": "application/json" },
       setupRequest: (req) => ({
         ...req,
-        path: `/${kind}/${prefix}-${Math.floor(i++ / 20)}`,
+        path: `/${kind}/${prefix}-${Math.floor(i++ / FLOOR_CALLS_PER_RUN[kind])}`,
         body: NOOP,
       }),
     };
@@ -75,8 +78,16 @@ function floorScenarios(prefix: string): Scenario[] {
       server: "floor",
       request: steps("two"),
     },
+    {
+      name: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
+      server: "floor",
+      request: steps("three"),
+    },
   ];
 }
+
+/** Tickets the comment row writes to, created before the rows run. */
+const COMMENTED_TICKETS = 20;
 
 function scenarios(prefix: string, cacheLabel: string): Scenario[] {
   return [
@@ -102,6 +113,19 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
       floor: "two",
     },
     {
+      name: "mutation (add_comment: 2 ledger steps + tickets object)",
+      server: "fence",
+      request: rotating(`${prefix}-com`, 3, (i) =>
+        JSON.stringify({
+          tool: "add_comment",
+          args: { ticket_id: ticketOf(prefix, i % COMMENTED_TICKETS), body: "seen" },
+          idempotency_key: `k-bench-${prefix}-c${i}`,
+        }),
+      ),
+      floor: "three",
+      target: 0.85,
+    },
+    {
       name: "mutation (create_ticket: target claim + 2 ledger steps + tickets object)",
       server: "fence",
       request: rotating(`${prefix}-mut`, 3, (i) =>
@@ -111,7 +135,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
           idempotency_key: `k-bench-${prefix}-${i}`,
         }),
       ),
-      floor: "two",
+      floor: "three",
       target: 0.85,
     },
     {
@@ -129,6 +153,26 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
       target: 0.85,
     },
   ];
+}
+
+function ticketOf(prefix: string, n: number): string {
+  return `C-${prefix}-${n}`;
+}
+
+/** Create the tickets the comment row writes to (three per run: the policy's mutation cap). */
+async function seedTickets(url: string, prefix: string): Promise<void> {
+  for (let n = 0; n < COMMENTED_TICKETS; n++) {
+    const response = await fetch(`${url}/v1/runs/${prefix}-seed-${Math.floor(n / 3)}/calls`, {
+      method: "POST",
+      headers: JSON_HEADERS,
+      body: JSON.stringify({
+        tool: "create_ticket",
+        args: { ticket_id: ticketOf(prefix, n) },
+        idempotency_key: `k-bench-${prefix}-seed-${n}`,
+      }),
+    });
+    if (response.status !== 200) throw new Error(`seeding a ticket: HTTP ${response.status}`);
+  }
 }
 
 /** What the repeated read is today: a cache hit once the cache serves it, else a miss. */
@@ -212,30 +256,33 @@ export async function measureRows(
   return figures;
 }
 
+const FLOOR_LABEL: Record<FloorKind, string> = {
+  one: "one-insert",
+  two: "two-step",
+  three: "three-step",
+};
+
 /** A row's ratio to its floor and the verdict on its target, as cells. */
 function floorCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
   const kind = f.scenario.floor;
   if (kind === undefined) return ["", ""];
   const ratio = mean(f.rps) / floors[kind];
   const target = f.scenario.target;
+  const label = FLOOR_LABEL[kind];
   const verdict =
-    target === undefined
-      ? ""
-      : `≥ ${target}x ${kind === "one" ? "one-insert" : "two-step"}: ${ratio >= target ? "met" : "missed"}`;
-  return [`${ratio.toFixed(2)}x ${kind === "one" ? "one-insert" : "two-step"}`, verdict];
+    target === undefined ? "" : `≥ ${target}x ${label}: ${ratio >= target ? "met" : "missed"}`;
+  return [`${ratio.toFixed(2)}x ${label}`, verdict];
 }
 
 export async function benchHttp(servers: Servers, quick: boolean): Promise<Table> {
   const prefix = `bench-${Date.now().toString(36)}`;
   const duration = quick ? 2 : 6;
-  const figures = await measureRows(
-    servers,
-    scenarios(prefix, await cacheLabel(servers.fence, prefix)),
-    duration,
-  );
+  const label = await cacheLabel(servers.fence, prefix);
+  await seedTickets(servers.fence, prefix);
+  const figures = await measureRows(servers, scenarios(prefix, label), duration);
   const rpsOf = (i: number) => mean(figures[i]?.rps ?? [0]);
   const bare = rpsOf(0);
-  const floors = { one: rpsOf(1), two: rpsOf(2) };
+  const floors = { one: rpsOf(1), two: rpsOf(2), three: rpsOf(3) };
   const rows = figures.map((f) => [
     f.scenario.name,
     Math.round(mean(f.rps)).toString(),
@@ -253,20 +300,33 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       `interleaved (req/s and p50: mean of the rounds; p99: the worse round; bare route: ${spread} req/s). ` +
       "Two `wrangler dev` servers: the fence, with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend " +
       "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
-      "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each). " +
-      "The floor is what one durable record per call costs; the fence's rows are compared with the bare " +
-      "route and with the matching floor. The refused row's 400s are by design. Latency in ms.",
+      "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each; or " +
+      'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
+      "itself one durable write, as the demo tickets object is). Each floor row starts a new run as " +
+      "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
+      "cap). The floor is what one durable record per call costs; the fence's rows are compared with " +
+      "the bare route and with the matching floor. The refused row's 400s are by design. Requests " +
+      "authenticate with the development key (no KV read). Latency in ms.",
     head: ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "vs bare", "vs floor", "target"],
     rows,
   };
 }
 
-/** Mean req/s of the floor's one-insert row and the fence's noop and mutation rows. */
+/** The rows the state comparison runs (each the start of a row's name). */
+const STATE_ROWS = [
+  "floor: one",
+  "floor: two",
+  "floor: three",
+  "noop call",
+  "mutation (add_comment",
+];
+
+/** Mean req/s of the floors' rows and the fence's noop and comment rows. */
 export async function stateRows(servers: Servers, duration: number): Promise<Map<string, number>> {
   const prefix = `state-${Date.now().toString(36)}`;
+  await seedTickets(servers.fence, prefix);
   const all = scenarios(prefix, "cache hit");
-  // The floor's two rows, the noop and the mutation (in the order scenarios() lists them).
-  const picked = [all[1], all[2], all[7], all[5]].filter((s) => s !== undefined);
+  const picked = all.filter((s) => STATE_ROWS.some((name) => s.name.startsWith(name)));
   const figures = await measureRows(servers, picked, duration);
   return new Map(figures.map((f) => [f.scenario.name, mean(f.rps)]));
 }

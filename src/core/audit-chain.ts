@@ -3,11 +3,11 @@
  * lowercase hex SHA-256 of the RFC 8785 form of the entry exactly as the API publishes it,
  * without its `hash` member (so `prev` is covered); the first entry's `prev` is the SHA-256 of
  * the RFC 8785 form of `{"run": <run id>, "tenant": <tenant>}`, every later `prev` the previous
- * entry's `hash`. SHA-256 is computed synchronously so the ledger extends the chain inside the
- * decision's own storage transaction. Pure: anyone can verify a log with this file alone.
+ * entry's `hash`. SHA-256 is computed synchronously (`node:crypto`, native in the Workers runtime
+ * with `nodejs_compat` and in Node) so the ledger extends the chain inside the decision's own
+ * storage transaction. Pure: anyone can verify a log with this file alone.
  */
-import { sha256 } from "@noble/hashes/sha2.js";
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
+import { createHash } from "node:crypto";
 import { canonicalize } from "./canonical.ts";
 
 /** What a chained entry carries besides its own fields. */
@@ -22,7 +22,7 @@ export interface Chained {
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `text`, synchronously. */
 export function sha256HexSync(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** The `prev` of a run's first entry. */

@@ -91,6 +91,12 @@ export interface ToolContract {
    */
   destructive?: boolean;
   /**
+   * Top-level arguments whose values the fence never keeps: the audit, its export and archive,
+   * approvals and escalations hold `hmac-sha256:<hex>` in their place (docs/audit.md,
+   * "Redaction"). The tool and the cache key still get the real value.
+   */
+  sensitive?: readonly string[];
+  /**
    * One valid call and its answer: shows a reviewer what the tool takes and gives, and the
    * tests check it against both schemas. `policy check` notes a contract without one.
    */

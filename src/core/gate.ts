@@ -50,6 +50,8 @@ export interface GateFailure {
   form: CallForm | null;
   /** Idempotency key, if it could be read. */
   key: string | null;
+  /** The arguments as read, before validation, when the body could be read as a call. */
+  args?: unknown;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function gate(
   if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
   const { tool, idempotencyKey: key } = read.value;
   const form = raw.form ?? read.value.form;
-  const fail = (refusal: Refusal) => err({ refusal, tool, form, key });
+  const fail = (refusal: Refusal) => err({ refusal, tool, form, key, args: read.value.args });
   const contract = fence.tools.get(tool);
   if (contract === undefined) {
     return fail(

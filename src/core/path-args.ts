@@ -21,10 +21,18 @@ export function templateOf(upstream: Upstream): string | null {
   return null;
 }
 
+/** Each template's path arguments, parsed once: templates are the contracts', a fixed few. */
+const PARSED = new Map<string, readonly string[]>();
+
 /** Names of the arguments a template fills into the URL path (not the query). */
-export function pathArgs(template: string): string[] {
-  const path = template.split("?")[0] ?? "";
-  return [...path.matchAll(PLACEHOLDER)].map((m) => m[1] ?? "");
+export function pathArgs(template: string): readonly string[] {
+  let names = PARSED.get(template);
+  if (names === undefined) {
+    const path = template.split("?")[0] ?? "";
+    names = [...path.matchAll(PLACEHOLDER)].map((m) => m[1] ?? "");
+    PARSED.set(template, names);
+  }
+  return names;
 }
 
 /** Whether `value`, or any percent-decoding of it, is not a plain path segment. */

@@ -75,8 +75,27 @@ export function policyReport(fence: Fence): string {
   );
   for (const [tenant, limits] of fence.tenantLimits)
     lines.push(`tenant ${tenant}: ${limitsLine(limits)}`);
-  lines.push(...approvalLines(fence));
+  lines.push(...approvalLines(fence), ...auditLines(fence));
   return lines.join("\n");
+}
+
+/** What the audit keeps in place of sensitive arguments and of unreadable bodies. */
+function auditLines(fence: Fence): string[] {
+  const marked = [...fence.tools.values()]
+    .filter((c) => (c.sensitive ?? []).length > 0)
+    .map((c) => `  ${c.name}: ${(c.sensitive ?? []).join(", ")}`);
+  const unparsed =
+    fence.policy.audit_unparsed === "digest"
+      ? "a body that cannot be read as a call is kept as its keyed digest only"
+      : "a body that cannot be read as a call is kept as received";
+  return [
+    "",
+    marked.length === 0
+      ? "sensitive arguments: none marked"
+      : "sensitive arguments (the audit keeps hmac-sha256:<hex>, never the value):",
+    ...marked,
+    `audit_unparsed: ${fence.policy.audit_unparsed} (${unparsed})`,
+  ];
 }
 
 /** Every approval rule, or a line saying no call needs a person. */

@@ -40,6 +40,12 @@ export const PolicySchema = v.strictObject({
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
   /** Calls to an MCP tool whose server no longer lists the pinned schema: refused or made. */
   on_drift: v.optional(v.picklist(["block", "allow"]), "block"),
+  /**
+   * What the audit keeps of a body the fence could not read as a call: the body as received,
+   * or only its keyed digest (a body that cannot be parsed cannot have its sensitive values
+   * picked out).
+   */
+  audit_unparsed: v.optional(v.picklist(["keep", "digest"]), "keep"),
   /** How long an approval waits for an operator, and how long a grant then stays usable. */
   approval_ttl_ms: v.optional(v.pipe(PositiveInt, v.minValue(1_000)), 3_600_000),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
@@ -87,6 +93,12 @@ export function loadFence(
     if (tools.has(c.name)) problems.push(`contracts: tool ${c.name} is declared twice`);
     if (c.effect === "mutate" && c.cacheTtlSeconds !== 0) {
       problems.push(`contracts.${c.name}.cacheTtlSeconds: a mutation is never cached`);
+    }
+    const fields = entriesOf(c.input) ?? {};
+    for (const name of c.sensitive ?? []) {
+      if (!Object.hasOwn(fields, name)) {
+        problems.push(`contracts.${c.name}.sensitive: no argument named "${name}"`);
+      }
     }
     tools.set(c.name, c);
   }

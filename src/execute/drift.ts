@@ -7,7 +7,6 @@
 
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
 import type { McpUpstream, ToolContract } from "../core/contract.ts";
-import { listMcpTools } from "./mcp.ts";
 
 /** KV key prefix of drift records. */
 export const DRIFT_PREFIX = "drift:";
@@ -56,6 +55,8 @@ export async function checkDrift(
   for (const tools of byServer.values()) {
     const first = tools[0];
     if (first === undefined) continue;
+    // Loaded here, not at startup (see execute.ts).
+    const { listMcpTools } = await import("./mcp.ts");
     const listed = await listMcpTools(first.upstream, env).catch(() => null);
     if (listed === null) continue;
     const byName = new Map(listed.map((t) => [t.name, t]));

@@ -6,7 +6,6 @@ import type { ToolContract, Upstream } from "../core/contract.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
 import { classifyStatus } from "./classify.ts";
-import { callMcp } from "./mcp.ts";
 
 /** What one execution needs besides the validated arguments. */
 export interface ExecutionContext {
@@ -87,6 +86,9 @@ async function call(
   const upstream = contract.upstream;
   if (upstream.kind === "inline") return { status: 200, body: await upstream.answer(args) };
   if (upstream.kind === "mcp") {
+    // The MCP client SDK is loaded on the first MCP call: evaluating it at startup would
+    // add to every isolate's start, MCP upstream or not.
+    const { callMcp } = await import("./mcp.ts");
     const answer = await callMcp(upstream, args, { ...ctx, signal }, contract.name);
     return answer.ok
       ? { status: 200, body: answer.body }

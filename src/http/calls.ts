@@ -24,28 +24,12 @@ import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
-import { AUDIT_PAYLOAD_CAP, LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
+import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
+import { LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
 import { problemBody, problemDetails } from "./problem.ts";
 import { readBody } from "./read-body.ts";
+import { redactionDigest } from "./redaction.ts";
 import { ledgerOf } from "./runs.ts";
-
-/**
- * What was received, for the audit: at most AUDIT_PAYLOAD_CAP bytes of UTF-8, cut on a code
- * point boundary so no character is split (a cut inside a surrogate pair or a multi-byte
- * sequence would store U+FFFD instead of what was sent).
- */
-export function evidenceOf(contentType: string | null, text: string): Evidence {
-  // A UTF-16 code unit is at most 3 bytes of UTF-8: most bodies need no encoding to know.
-  if (text.length * 3 <= AUDIT_PAYLOAD_CAP) return { contentType, payload: text, truncated: false };
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength <= AUDIT_PAYLOAD_CAP)
-    return { contentType, payload: text, truncated: false };
-  let end = AUDIT_PAYLOAD_CAP;
-  // UTF-8 continuation bytes are 10xxxxxx (RFC 3629 §3): back up to the start of a character.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  const payload = new TextDecoder().decode(bytes.subarray(0, end));
-  return { contentType, payload, truncated: true };
-}
 
 /** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
 export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response> {
@@ -80,7 +64,6 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const ledger = ledgerOf(c.env, ref);
   const { contentType, body, headerKey, form: edgeForm } = input;
   const text = body.ok ? body.value : "";
-  const evidence = evidenceOf(contentType, text);
   const gated = body.ok
     ? await gate(
         c.get("fence"),
@@ -91,6 +74,8 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
         ok: false as const,
         error: { refusal: body.error, tool: null, form: edgeForm, key: headerKey },
       };
+  const digest = redactionDigest(c.env, c.req.raw);
+  const evidence = evidenceOf(contentType, keptText(c.get("fence"), text, gated, digest));
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
@@ -105,7 +90,10 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
   });
-  const proposal = proposalOf(c, call, callId, evidence);
+  const proposal = {
+    ...proposalOf(c, call, callId, evidence),
+    auditArgs: auditArgsOf(call, digest),
+  };
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const lead = route.kind === "lead" ? route.lead : null;
   try {
@@ -126,7 +114,11 @@ async function served(
   route: Extract<CacheRoute, { kind: "served" }>,
 ): Promise<Decision> {
   const outcome = outcomeOf(route.execution, proposal.callId, "cached", route.cache);
-  const answer = await ledger.propose(ref, { ...proposal, paid: false, outcome });
+  const answer = await ledger.propose(ref, {
+    ...proposal,
+    paid: false,
+    outcome: forLedger(outcome, proposal),
+  });
   if (answer.kind === "refuse") {
     return refused(answer.refusal, { call_id: proposal.callId, budget: answer.budget });
   }
@@ -163,7 +155,7 @@ async function admitAndRun(
       : null;
   const answer = await ledger.propose(
     ref,
-    known === null ? proposal : { ...proposal, outcome: known },
+    known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
   );
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
@@ -180,7 +172,7 @@ async function admitAndRun(
   const budget = await ledger.settle(ref, {
     callId,
     key: call.contract.effect === "mutate" ? call.key : null,
-    outcome,
+    outcome: forLedger(outcome, proposal),
     durationMs: Date.now() - started,
   });
   return respond(outcome, budget, route.key);
@@ -242,6 +234,14 @@ function outcomeOf(
   if (!execution.ok) return failed(execution.refusal, callId, cache);
   const body = JSON.stringify({ decision, result: execution.result, call_id: callId });
   return { decision, reason: null, status: 200, body, cache };
+}
+
+/**
+ * The outcome as the ledger needs it: the answer's body is stored only under an idempotency
+ * key (for replay), so without one it is not sent to the run's object at all.
+ */
+function forLedger(outcome: Outcome, p: LedgerProposal): Outcome {
+  return p.effect === "mutate" && p.key !== null ? outcome : { ...outcome, body: "" };
 }
 
 function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Outcome {

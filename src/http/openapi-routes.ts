@@ -1,11 +1,13 @@
 /**
  * The route table of the OpenAPI document: each operation of `src/app.ts`, what it takes,
  * what it answers on success, and which reasons of the decision table it can refuse with.
+ * Public, agent and MCP routes here; the operator's routes (audit, escalations, approvals,
+ * halt) in openapi-operator-routes.ts, built from the pieces this file exports.
  */
 import type { Reason } from "../core/reasons.ts";
 import { header, json, query, ref } from "./openapi-components.ts";
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 /** One operation of the route table. */
 export interface Route {
@@ -30,10 +32,10 @@ export interface Route {
 }
 
 /** Refusals every authenticated route can give, cheapest first (see src/app.ts). */
-const EDGE: readonly Reason[] = ["headers_too_large", "unauthenticated", "rate_limited"];
+export const EDGE: readonly Reason[] = ["headers_too_large", "unauthenticated", "rate_limited"];
 const RUN: readonly Reason[] = [...EDGE, "invalid_run_id"];
-const OPERATOR: readonly Reason[] = [...RUN, "forbidden_role"];
-const BODY: readonly Reason[] = [
+export const OPERATOR: readonly Reason[] = [...RUN, "forbidden_role"];
+export const BODY: readonly Reason[] = [
   "unsupported_media_type",
   "payload_too_large",
   "malformed_payload",
@@ -62,21 +64,21 @@ const CALL: readonly Reason[] = [
   "output_contract_violation",
 ];
 
-const PAGE = [
+export const PAGE = [
   query("after", "Return entries after this `seq`.", { type: "integer", minimum: 0 }),
   query("limit", "Entries per page (1-1000, default 100).", { type: "integer", minimum: 1 }),
 ];
-const APPROVAL_STATUS = query("status", "Which approvals.", {
+export const APPROVAL_STATUS = query("status", "Which approvals.", {
   enum: ["pending", "approved", "denied", "consumed", "expired", "all"],
 });
-const path = (name: string, description: string, schema: Json) => ({
+export const path = (name: string, description: string, schema: Json) => ({
   name,
   in: "path",
   required: true,
   description,
   schema,
 });
-const body = (schema: string, description: string) => ({
+export const body = (schema: string, description: string) => ({
   required: true,
   description,
   content: { "application/json": { schema: ref(schema) } },
@@ -182,120 +184,6 @@ export const ROUTES: readonly Route[] = [
     reasons: [...RUN, "not_found"],
     auth: true,
     ok: { 200: json(ref("RunView"), "The run.") },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/audit",
-    id: "runAudit",
-    summary: "A page of the run's audit log (operator)",
-    reasons: [...OPERATOR, "malformed_payload", "not_found"],
-    auth: true,
-    params: PAGE,
-    ok: {
-      200: {
-        description:
-          'The page; with `Accept: application/x-ndjson`, one entry per line and a `Link: rel="next"` header.',
-        headers: { Link: header("Link") },
-        content: {
-          "application/json": { schema: ref("AuditPage") },
-          "application/x-ndjson": { schema: ref("AuditEntry") },
-        },
-      },
-    },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/audit/head",
-    id: "auditHead",
-    summary: "The audit log's signed head (operator; docs/audit.md)",
-    reasons: [...OPERATOR, "not_found"],
-    auth: true,
-    ok: { 200: json(ref("SignedHead"), "The last entry's seq and hash, signed.") },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/audit/segments",
-    id: "auditSegments",
-    summary: "The run's audit segments archived to R2 (operator; docs/audit.md)",
-    reasons: [...OPERATOR, "not_found"],
-    auth: true,
-    ok: { 200: json(ref("AuditSegments"), "Oldest first, each with its seqs, head and key.") },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/audit/verify",
-    id: "auditVerify",
-    summary: "Recompute the run's whole hash chain (operator)",
-    reasons: [...OPERATOR, "not_found"],
-    auth: true,
-    ok: { 200: json(ref("ChainReport"), "Whether the chain holds, and the first bad seq if not.") },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/escalations",
-    id: "runEscalations",
-    summary: "The run's calls that need a human (operator)",
-    reasons: [...OPERATOR, "malformed_payload"],
-    auth: true,
-    params: [
-      ...PAGE,
-      query("status", "Which escalations (default `open`).", { enum: ["open", "resolved", "all"] }),
-    ],
-    ok: { 200: json(ref("EscalationsPage"), "The page.") },
-  },
-  {
-    method: "post",
-    path: "/v1/runs/{run_id}/halt",
-    id: "haltRun",
-    summary: "The kill switch: the run admits no further call (operator)",
-    reasons: OPERATOR,
-    auth: true,
-    params: [query("reason", "Why, kept with the run (200 characters).", { type: "string" })],
-    ok: { 200: json(ref("RunView"), "The halted run.") },
-  },
-  {
-    method: "post",
-    path: "/v1/runs/{run_id}/escalations/{seq}",
-    id: "resolveEscalation",
-    summary: "Resolve an escalation: allow one retry of its key, or close it (operator)",
-    reasons: [...OPERATOR, ...BODY, "not_found", "escalation_already_resolved"],
-    auth: true,
-    params: [path("seq", "The escalated entry's `seq`.", { type: "integer", minimum: 1 })],
-    body: body("Resolution", "How the escalation ends, and why."),
-    ok: { 200: json(ref("Escalation"), "The resolved escalation.") },
-  },
-  {
-    method: "get",
-    path: "/v1/approvals",
-    id: "tenantApprovals",
-    summary: "The tenant's approvals (operator)",
-    reasons: [...EDGE, "forbidden_role", "malformed_payload"],
-    auth: true,
-    params: [APPROVAL_STATUS, PAGE[1] as Json],
-    ok: { 200: json(ref("TenantApprovals"), "Pending approvals unless `status` says otherwise.") },
-  },
-  {
-    method: "get",
-    path: "/v1/runs/{run_id}/approvals",
-    id: "runApprovals",
-    summary: "The run's approvals and what each grant binds (operator)",
-    reasons: [...OPERATOR, "malformed_payload", "not_found"],
-    auth: true,
-    params: [APPROVAL_STATUS],
-    ok: { 200: json(ref("RunApprovals"), "Every approval unless `status` says otherwise.") },
-  },
-  {
-    method: "post",
-    path: "/v1/runs/{run_id}/approvals/{approval_id}",
-    id: "decideApproval",
-    summary: "Approve or deny a call waiting for a person (operator)",
-    reasons: [...OPERATOR, ...BODY, "not_found", "approval_already_decided", "approval_expired"],
-    auth: true,
-    params: [
-      path("approval_id", "The approval.", { type: "string", pattern: "^apr_[0-9a-f]{32}$" }),
-    ],
-    body: body("Decision", "The operator's decision, and why."),
-    ok: { 200: json(ref("Approval"), "The decided approval.") },
   },
   ...(["post", "get", "delete"] as const).map((method) => mcpRoute(method)),
 ];

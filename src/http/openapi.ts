@@ -1,10 +1,11 @@
 /**
  * `GET /openapi.json`: the OpenAPI 3.1 description of the REST API, assembled from the route
- * table (`openapi-routes.ts`) and the components (`openapi-components.ts`). Problem answers
+ * tables (`openapi-routes.ts`, `openapi-operator-routes.ts`) and the components (`openapi-components.ts`). Problem answers
  * are listed per status with the statuses and enums the decision table itself gives.
  */
 import { DECISION_TABLE, type Reason } from "../core/reasons.ts";
 import { components, header, ref } from "./openapi-components.ts";
+import { OPERATOR_ROUTES } from "./openapi-operator-routes.ts";
 import { ROUTES, type Route } from "./openapi-routes.ts";
 import { PROBLEM_TYPE } from "./problem.ts";
 
@@ -53,7 +54,7 @@ function operation(route: Route): Json {
 
 function build(): Json {
   const paths: Record<string, Json> = {};
-  for (const route of ROUTES) {
+  for (const route of [...ROUTES, ...OPERATOR_ROUTES]) {
     paths[route.path] = { ...paths[route.path], [route.method]: operation(route) };
   }
   return {

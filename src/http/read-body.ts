@@ -13,10 +13,16 @@ export async function readBody(
   request: Request,
   maxBytes: number,
 ): Promise<Result<string, Refusal>> {
-  const declared = Number(request.headers.get("Content-Length") ?? "0");
-  const tooLarge = refuse("payload_too_large", `The body is larger than ${maxBytes} bytes.`);
-  if (declared > maxBytes) return err(tooLarge);
+  const length = request.headers.get("Content-Length");
+  const declared = Number(length ?? "0");
+  const tooLarge = () =>
+    err(refuse("payload_too_large", `The body is larger than ${maxBytes} bytes.`));
+  if (declared > maxBytes) return tooLarge();
   if (request.body === null) return ok("");
+  // A declared length binds the body (the runtime refuses a body that runs past it), so
+  // it is read in one go; without one, the stream is counted as it arrives.
+  if (length !== null && /^\d+$/.test(length))
+    return utf8(new Uint8Array(await request.arrayBuffer()));
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +32,7 @@ export async function readBody(
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel();
-      return err(tooLarge);
+      return tooLarge();
     }
     chunks.push(value);
   }
@@ -36,6 +42,10 @@ export async function readBody(
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
+  return utf8(bytes);
+}
+
+function utf8(bytes: Uint8Array): Result<string, Refusal> {
   try {
     return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {

@@ -28,7 +28,7 @@ import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audi
 import { migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
-import { decideProposal, refusalDraft } from "./propose.ts";
+import { decideProposal, rejectionDraft } from "./propose.ts";
 import type {
   BudgetView,
   LedgerAnswer,
@@ -55,8 +55,8 @@ import { budgetView, type RunRow } from "./views.ts";
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly reader: SegmentReader;
-  /** Whether this instance knows the run is in its tenant's run index. */
-  private indexed = false;
+  /** Whether this instance knows the run is in its tenant's run index (a promise: writing it). */
+  private indexed: boolean | Promise<void> = false;
   private readonly alarms: ArchiveAlarm;
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
@@ -69,10 +69,9 @@ export class RunLedger extends DurableObject<Env> {
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact });
     migrate(this.sql);
-    ctx.blockConcurrencyWhile(async () => {
-      chainOldEntries(this.sql, readRun(this.sql));
-      this.alarms.start();
-    });
+    // Synchronous, in the constructor: no request reaches the object before it is done.
+    chainOldEntries(this.sql, readRun(this.sql));
+    this.alarms.start();
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
@@ -87,23 +86,25 @@ export class RunLedger extends DurableObject<Env> {
       const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
       return decideProposal({ ledger, abandon }, p, version);
     });
-    if (answer.kind === "admit" && p.outcome === null)
-      await wakeBy(this.ctx.storage, now + p.leaseMs);
-    else if (answer.kind === "admit" && p.effect === "mutate" && p.key !== null) {
-      await wakeBy(this.ctx.storage, nextWake(this.sql));
+    if (answer.kind === "admit") {
+      // An open call's lease, or a new idempotency key's expiry.
+      const keyed = p.effect === "mutate" && p.key !== null;
+      const at = p.outcome === null ? now + p.leaseMs : keyed ? nextWake(this.sql) : null;
+      await wakeBy(this.ctx.storage, at);
     }
     await this.afterWrite(created, now);
     return answer;
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
-  settle(ref: RunRef, s: Settlement): BudgetView {
+  async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
     const budget = this.ctx.storage.transactionSync(() => {
       const run = ensureRun(this.sql, ref, Date.now());
       settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
       return budgetView(run);
     });
     this.alarms.appended(this.appended, this.ended);
+    await this.alarms.rearm();
     return budget;
   }
 
@@ -114,16 +115,7 @@ export class RunLedger extends DurableObject<Env> {
     const budget = this.ctx.storage.transactionSync(() => {
       const run = ensureRun(this.sql, ref, now);
       created = run.created_at === now;
-      const draft: AuditDraft = {
-        ...r,
-        decision: "block",
-        reason: null,
-        status: null,
-        fingerprint: null,
-        cache: null,
-        durationMs: null,
-      };
-      this.appendAudit(refusalDraft(draft, r.refusal), run);
+      this.appendAudit(rejectionDraft(r), run);
       return budgetView(run);
     });
     await this.afterWrite(created, now);
@@ -153,7 +145,7 @@ export class RunLedger extends DurableObject<Env> {
     });
     // The run ended: the alarm archives the rest of its log.
     await wakeBy(this.ctx.storage, now);
-    await this.indexOnce();
+    this.indexOnce();
     return statusOf(this.sql, ensureRun(this.sql, ref, now), now);
   }
 
@@ -256,7 +248,7 @@ export class RunLedger extends DurableObject<Env> {
   private async afterWrite(created: boolean, now: number): Promise<void> {
     if (created) await this.alarms.created(now);
     this.alarms.appended(this.appended, this.ended);
-    await this.indexOnce();
+    this.indexOnce();
   }
 
   private operatorScope(): LedgerScope | null {
@@ -270,9 +262,15 @@ export class RunLedger extends DurableObject<Env> {
     return { sql: this.sql, append, run, now };
   }
 
-  /** Put the run in its tenant's index once; the instance remembers, the row too. */
-  private async indexOnce(): Promise<void> {
-    if (!this.indexed) this.indexed = await registerRun(this.env, this.sql);
+  /**
+   * Put the run in its tenant's index once; the instance remembers, the row too. Not awaited:
+   * the tenant's object is shared by all its runs, so no call's answer waits on it.
+   */
+  private indexOnce(): void {
+    if (this.indexed !== false) return;
+    this.indexed = registerRun(this.env, this.sql).then((done) => {
+      this.indexed = done;
+    });
   }
 
   /**

@@ -25,11 +25,13 @@ export interface GoOn {
  */
 export function approvalStep(
   s: LedgerScope,
-  draft: AuditDraft & { args: string },
+  draft: AuditDraft & { args: string; auditArgs?: string },
   key: string | null,
   version: string,
 ): LedgerAnswer | GoOn {
   const tool = draft.tool ?? "";
+  // Rules read the real arguments; what is stored and shown is their audit form.
+  const shown = draft.auditArgs ?? draft.args;
   const rule = askingRule(approvalRulesOf(FENCE, tool), JSON.parse(draft.args), s.run.paid_used);
   if (rule === null) return { approvalId: null };
   const grant = grantFor(latestApproval(s.sql, tool, draft.fingerprint ?? ""), version, s.now);
@@ -50,7 +52,7 @@ export function approvalStep(
   const { now } = s;
   const opened = created
     ? {
-        id: openApproval(s.sql, { ...draft, key, rule, version, now, ttlMs }),
+        id: openApproval(s.sql, { ...draft, args: shown, key, rule, version, now, ttlMs }),
         requestedAt: now,
         expiresAt: now + ttlMs,
       }
@@ -71,7 +73,7 @@ export function approvalStep(
     requested_at: new Date(opened.requestedAt).toISOString(),
     expires_at: new Date(opened.expiresAt).toISOString(),
     created,
-    args: draft.args,
+    args: shown,
   };
   return { kind: "approval", approval, budget };
 }

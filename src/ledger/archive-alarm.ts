@@ -25,15 +25,23 @@ export class ArchiveAlarm {
   private armAt = Number.POSITIVE_INFINITY;
   /** The last seq, appended after the run ended, for which the alarm was armed. */
   private endArmed = 0;
+  /**
+   * When the archive next has work, as last computed or armed (null: none). It may be early
+   * (activity since moves an idle end later; the ring then finds nothing and re-arms), never
+   * late, so moving the alarm to it never delays the archive.
+   */
+  private due: number | null = null;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly scope: ArchiveScope,
   ) {}
 
-  /** Read where the next segment ends (in the object's start-up, before any call). */
+  /** Read where the next segment ends and when the archive is due (in the object's start-up). */
   start(): void {
-    this.armAt = archivedThrough(this.scope.sql) + archiveConfig(this.scope.env).segmentEntries;
+    const cfg = archiveConfig(this.scope.env);
+    this.armAt = archivedThrough(this.scope.sql) + cfg.segmentEntries;
+    this.due = archiveWake(this.scope, cfg, Date.now());
   }
 
   /**
@@ -45,10 +53,12 @@ export class ArchiveAlarm {
     if (seq >= this.armAt) {
       this.armAt = seq + archiveConfig(this.scope.env).segmentEntries;
       // An alarm set for now moves no earlier one later, so nothing needs reading first.
-      void this.storage.setAlarm(Date.now());
+      this.due = Date.now();
+      void this.storage.setAlarm(this.due);
     } else if (ended && seq > this.endArmed) {
       this.endArmed = seq;
-      void wakeBy(this.storage, Date.now() + AFTER_END_MS);
+      this.due = earliest(this.due, Date.now() + AFTER_END_MS);
+      void wakeBy(this.storage, this.due);
     }
   }
 
@@ -56,6 +66,10 @@ export class ArchiveAlarm {
   async created(now: number): Promise<void> {
     const run = readRun(this.scope.sql);
     if (run === null) return;
+    this.due = earliest(
+      this.due,
+      Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs),
+    );
     await wakeBy(
       this.storage,
       Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs),
@@ -69,11 +83,24 @@ export class ArchiveAlarm {
   async ring(cfg: ArchiveConfig, now: number): Promise<number> {
     const written = await archiveRun(this.scope, cfg, now);
     this.armAt = archivedThrough(this.scope.sql) + cfg.segmentEntries;
-    const wakes = [nextWake(this.scope.sql), archiveWake(this.scope, cfg, now)];
-    const due = wakes.filter((w): w is number => w !== null);
-    if (due.length === 0) await this.storage.deleteAlarm();
-    else await this.storage.setAlarm(Math.max(Math.min(...due), Date.now()));
+    this.due = archiveWake(this.scope, cfg, now);
+    const next = earliest(nextWake(this.scope.sql), this.due);
+    if (next === null) await this.storage.deleteAlarm();
+    else await this.storage.setAlarm(Math.max(next, Date.now()));
     return written;
+  }
+
+  /**
+   * Once a call settles, the alarm its lease set is not needed: move it to the next thing due,
+   * the archive included (or drop it), so a run does not wake for nothing a lease after each
+   * of its calls.
+   */
+  async rearm(): Promise<void> {
+    const next = earliest(nextWake(this.scope.sql), this.due);
+    const current = await this.storage.getAlarm();
+    if (current === null || (next !== null && next <= current)) return;
+    if (next === null) await this.storage.deleteAlarm();
+    else await this.storage.setAlarm(next);
   }
 }
 
@@ -82,4 +109,10 @@ export async function wakeBy(storage: DurableObjectStorage, at: number | null): 
   if (at === null) return;
   const current = await storage.getAlarm();
   if (current === null || current > at) await storage.setAlarm(at);
+}
+
+/** The earlier of two times, either of which may be absent. */
+function earliest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.min(a, b);
 }

@@ -11,7 +11,7 @@ import { approvalStep } from "./approval-step.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import { holdKey, readKey, storedAnswer } from "./keys.ts";
 import type { LedgerScope } from "./operator.ts";
-import type { LedgerAnswer, LedgerProposal } from "./protocol.ts";
+import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
 import { callCaps, countUse } from "./usage.ts";
 import { budgetView, type RunRow, runState } from "./views.ts";
@@ -28,6 +28,20 @@ export interface ProposeScope {
 export function refusalDraft(draft: AuditDraft, refusal: Refusal): AuditDraft {
   const rule = DECISION_TABLE[refusal.reason];
   return { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status };
+}
+
+/** The entry of a call refused before the run's rules (parse or contract gate). */
+export function rejectionDraft(r: Rejection): AuditDraft {
+  const draft: AuditDraft = {
+    ...r,
+    decision: "block",
+    reason: null,
+    status: null,
+    fingerprint: null,
+    cache: null,
+    durationMs: null,
+  };
+  return refusalDraft(draft, r.refusal);
 }
 
 /** Decide the call; `version` is the policy's, for an approval. */

@@ -124,6 +124,12 @@ export interface LedgerProposal {
   leaseMs: number;
   /** The validated arguments as JSON text: approval rules read them, and a grant shows them. */
   args: string;
+  /**
+   * The arguments as the fence keeps them: `args` with each field the contract marks
+   * sensitive replaced by its digest (src/core/redact.ts); `args` when it marks none.
+   * Approvals store and show these.
+   */
+  auditArgs?: string;
   /** Set when the answer is already known (a cache hit): recorded in the same step. */
   outcome: Outcome | null;
   /** What was received. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { callerWith, json, newRun } from "../helpers.ts";
 import { ConsoleClient, signedIn } from "./browser.ts";
 
@@ -17,10 +17,16 @@ describe("console runs", () => {
     await other.propose(theirs, { tool: "noop", args: {} });
     await operator.propose(older, { tool: "noop", args: {} });
     await operator.post(`/v1/runs/${newer}/halt?reason=test`);
-    const page = await (await browser.get("/console/runs")).text();
-    expect(page.indexOf(older)).toBeGreaterThan(0);
-    expect(page.indexOf(older)).toBeLessThan(page.indexOf(newer));
-    expect(page).not.toContain(theirs);
+    // A run is indexed just after its first answer, so the list is waited for, briefly.
+    await vi.waitFor(
+      async () => {
+        const page = await (await browser.get("/console/runs")).text();
+        expect(page.indexOf(older)).toBeGreaterThan(0);
+        expect(page.indexOf(older)).toBeLessThan(page.indexOf(newer));
+        expect(page).not.toContain(theirs);
+      },
+      { timeout: 2_000, interval: 20 },
+    );
     const halted = await (await browser.get("/console/runs?status=halted")).text();
     expect(halted).toContain(newer);
     expect(halted).not.toContain(older);

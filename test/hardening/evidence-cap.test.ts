@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evidenceOf } from "../../src/http/calls.ts";
+import { evidenceOf } from "../../src/http/evidence.ts";
 import { AUDIT_PAYLOAD_CAP } from "../../src/http/limits.ts";
 import { dev, json, newRun, propose } from "../helpers.ts";
 
