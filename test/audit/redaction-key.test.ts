@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
 import { createTicket } from "../../contracts/create_ticket.ts";
+import { CONTRACTS } from "../../contracts/index.ts";
 import policy from "../../contracts/policy.json";
 import { loadFence } from "../../src/core/policy.ts";
 import { redactedValue } from "../../src/core/redact.ts";
