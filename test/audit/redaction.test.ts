@@ -156,6 +156,26 @@ describe("sensitive arguments in the audit", () => {
     expect(await expectNowhere(run, email)).toContain(digestOf(email));
   });
 
+  it("keeps only the digest in the archived segments", async () => {
+    const run = newRun();
+    const email = newEmail();
+    expect((await dev.propose(run, ticket(email, "k-redact-archive"))).status).toBe(200);
+    const written = await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (l) =>
+      l.archiveNow({ segmentEntries: 1, retentionMs: 0 }, Date.now() + 1_000),
+    );
+    expect(written).toBeGreaterThan(0);
+    const listed = await env.AUDIT_ARCHIVE.list({ prefix: `audit/default/${run}/` });
+    expect(listed.objects.length).toBe(written);
+    const bytes = await Promise.all(
+      listed.objects.map(async (o) => {
+        const object = await env.AUDIT_ARCHIVE.get(o.key);
+        return `${await object?.text()}${JSON.stringify(object?.customMetadata)}`;
+      }),
+    );
+    expect(bytes.join("\n")).not.toContain(email);
+    expect(bytes.join("\n")).toContain(digestOf(email));
+  });
+
   it("still sends the real value to the tool", async () => {
     const email = newEmail();
     const sent: string[] = [];

@@ -22,6 +22,9 @@ const LAYERS: Record<string, number> = {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
+/** The most lines a module of src/ or client/ may have. */
+const MAX_LINES = 300;
+
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const path = join(dir, name);
@@ -118,5 +121,13 @@ describe("every module of src/ and client/", () => {
       (path) => !/^\s*(\/\*\*|\/\/ )/.test(readFileSync(join(ROOT, path), "utf8")),
     );
     expect(bare).toEqual([]);
+  });
+
+  it(`is at most ${MAX_LINES} lines, so each stays one thing a reader holds at once`, () => {
+    const long = [...sources("src"), ...sources("client")]
+      .map((path) => ({ path, lines: readFileSync(join(ROOT, path), "utf8").split("\n").length }))
+      .filter((f) => f.lines > MAX_LINES + 1)
+      .map((f) => `${f.path}: ${f.lines - 1} lines`);
+    expect(long).toEqual([]);
   });
 });
