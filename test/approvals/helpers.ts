@@ -1,5 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { expect, vi } from "vitest";
 import { DEV_KEY, json } from "../helpers.ts";
 
 /** An urgent ticket: the shipped policy's `urgent_ticket` rule asks a person for it. */
@@ -59,13 +60,22 @@ export async function pendingOf(res: Response): Promise<Pending> {
  */
 export async function lapse(run: string, approvalId: string, tenant = "default"): Promise<void> {
   const past = Date.now() - 1;
-  await runInDurableObject(env.TENANT_LEDGER.getByName(tenant), (_i, state) => {
-    state.storage.sql.exec(
-      "UPDATE approval_index SET expires_at = ? WHERE approval_id = ?",
-      past,
-      approvalId,
-    );
-  });
+  // The tenant's index is told of a new approval after the 202 is sent: wait until it is.
+  await vi.waitFor(
+    async () => {
+      const changed = await runInDurableObject(
+        env.TENANT_LEDGER.getByName(tenant),
+        (_i, state) =>
+          state.storage.sql.exec(
+            "UPDATE approval_index SET expires_at = ? WHERE approval_id = ?",
+            past,
+            approvalId,
+          ).rowsWritten,
+      );
+      expect(changed).toBe(1);
+    },
+    { timeout: 2_000, interval: 20 },
+  );
   const stub = env.RUN_LEDGER.getByName(`${tenant}/${run}`);
   await runInDurableObject(stub, (_i, state) => {
     state.storage.sql.exec("UPDATE approval SET expires_at = ? WHERE id = ?", past, approvalId);
