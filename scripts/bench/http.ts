@@ -210,8 +210,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
  * Every scenario under the same load, one after another, in `ROUNDS` rounds, the fence's and
- * the floor worker's rows interleaved, so a slow minute of a shared machine spreads over all
- * rows alike.
+ * the floor worker's rows interleaved and the order reversed every other round, so a slow
+ * minute of a shared machine, or what one row leaves behind, spreads over all rows alike.
  */
 const ROUNDS = 2;
 const CONNECTIONS = 8;
@@ -238,7 +238,10 @@ export async function measureRows(
     failed: 0,
   }));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const f of figures) {
+    // Every other round runs the rows in reverse: state a row leaves behind (objects still in
+    // memory, deferred writes) slows the rows after it, so no row always comes last.
+    const order = round % 2 === 0 ? figures : [...figures].reverse();
+    for (const f of order) {
       const url = servers[f.scenario.server];
       const r = await autocannon({
         url,
@@ -297,7 +300,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
     title: "End to end through wrangler dev, against the floor",
     note:
       `autocannon, ${CONNECTIONS} connections, loopback, ${ROUNDS} rounds of ${duration} s per row, the rows ` +
-      `interleaved (req/s and p50: mean of the rounds; p99: the worse round; bare route: ${spread} req/s). ` +
+      `interleaved, in reverse order every other round (req/s and p50: mean of the rounds; p99: the worse ` +
+      `round; bare route: ${spread} req/s). ` +
       "Two `wrangler dev` servers: the fence, with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend " +
       "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
       "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each; or " +
