@@ -125,6 +125,16 @@ export function head(sql: SqlStorage): { seq: number; hash: string } | null {
   );
 }
 
+/** Verify `entries` as the stretch of the run's chain that starts at seq `from`, after `prev`. */
+export function verifyStretch(
+  entries: Record<string, unknown>[],
+  run: RunRow,
+  from: number,
+  prev: string,
+): ChainReport {
+  return verifyChain(entries, { tenant: run.tenant, run: run.run_id, from, prevOfFirst: prev });
+}
+
 /**
  * Recompute the chain as stored from `start` (the whole log by default; after the archived
  * segments: audit-reader.ts), a page at a time; the first bad seq if any.
@@ -143,12 +153,7 @@ export function verifyLog(
       .exec<AuditRow>("SELECT * FROM audit WHERE seq >= ? ORDER BY seq LIMIT ?", from, page)
       .toArray();
     const entries = rows.map((r) => auditEntry(r) as unknown as Record<string, unknown>);
-    const report = verifyChain(entries, {
-      tenant: run.tenant,
-      run: run.run_id,
-      from,
-      prevOfFirst: prev,
-    });
+    const report = verifyStretch(entries, run, from, prev);
     total += report.entries;
     if (!report.ok) return { ...report, entries: total, head: last };
     if (report.head !== null) last = report.head;

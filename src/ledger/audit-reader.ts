@@ -5,9 +5,9 @@
  * and then what the object holds past them. A segment that is gone or unreadable is data: the
  * page names it, and verify reports it at its first seq.
  */
-import { type ChainReport, genesis, verifyChain } from "../core/audit-chain.ts";
+import { type ChainReport, genesis } from "../core/audit-chain.ts";
 import { type SegmentRow, segments } from "./audit-archive.ts";
-import { verifyLog } from "./audit-log.ts";
+import { verifyLog, verifyStretch } from "./audit-log.ts";
 import type { AuditEntry } from "./protocol.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
@@ -147,12 +147,7 @@ export async function verifyArchived(
     const got = await reader.read(seg, true);
     if ("problem" in got) return bad(got.problem);
     const entries = got.entries as unknown as Record<string, unknown>[];
-    const report = verifyChain(entries, {
-      tenant: run.tenant,
-      run: run.run_id,
-      from,
-      prevOfFirst: prev,
-    });
+    const report = verifyStretch(entries, run, from, prev);
     total += report.entries;
     if (!report.ok) return { ...report, entries: total, head };
     if (report.head?.seq !== seg.last_seq || report.head.hash !== seg.head_hash) {
