@@ -1,21 +1,19 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { verifyChain } from "../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../src/core/audit-head.ts";
-import { get, json, newRun, post, propose, seedTicket, ticketCall } from "./helpers.ts";
+import {
+  get,
+  json,
+  newRun,
+  post,
+  propose,
+  runLedger,
+  seedTicket,
+  ticketCall,
+  verifyAudit,
+} from "./helpers.ts";
 import { proposeTo, reply, UpstreamDouble } from "./upstream-double.ts";
-
-interface Report {
-  ok: boolean;
-  entries: number;
-  head: { seq: number; hash: string } | null;
-  first_bad_seq?: number;
-  problem?: string;
-}
-
-const stubOf = (run: string) => env.RUN_LEDGER.getByName(`default/${run}`);
-const verify = async (run: string) => json<Report>(await get(`/v1/runs/${run}/audit/verify`));
 
 /** A run whose log holds applied, replayed, cached, blocked, pending, abandoned and halted entries. */
 async function busyRun(): Promise<string> {
@@ -40,7 +38,7 @@ async function busyRun(): Promise<string> {
 describe("the audit as evidence", () => {
   it("chains every kind of entry, and the NDJSON export verifies offline against a signed head", async () => {
     const run = await busyRun();
-    const report = await verify(run);
+    const report = await verifyAudit(run);
     expect(report).toMatchObject({ ok: true });
     expect(report.entries).toBeGreaterThanOrEqual(9);
     const ndjson = await (
@@ -83,7 +81,7 @@ describe("the audit as evidence", () => {
       args: { account: "a-2", amount_cents: 1 },
       idempotency_key: "k-ev-escal-1",
     });
-    const stub = stubOf(run);
+    const stub = runLedger(run);
     await stub.propose(
       { tenant: "default", runId: run },
       {
@@ -113,7 +111,7 @@ describe("the audit as evidence", () => {
       "escalate",
       "abandoned",
     ]);
-    expect(await verify(run)).toMatchObject({ ok: true, entries: page.entries.length });
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: page.entries.length });
   });
 
   it.each([
@@ -133,11 +131,11 @@ describe("the audit as evidence", () => {
     ],
   ])("finds %s at the right seq", async (_what, sql, badSeq, problem) => {
     const run = await busyRun();
-    expect(await verify(run)).toMatchObject({ ok: true });
-    await runInDurableObject(stubOf(run), (_i, s) => {
+    expect(await verifyAudit(run)).toMatchObject({ ok: true });
+    await runInDurableObject(runLedger(run), (_i, s) => {
       for (const statement of sql.split("; ")) s.storage.sql.exec(statement);
     });
-    const report = await verify(run);
+    const report = await verifyAudit(run);
     expect(report.ok).toBe(false);
     expect(report.first_bad_seq).toBeLessThanOrEqual(badSeq);
     expect(report.problem).toContain(problem);
@@ -148,6 +146,6 @@ describe("the audit as evidence", () => {
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => propose(run, { tool: "noop", args: { note: `n${i}` } })),
     );
-    expect(await verify(run)).toMatchObject({ ok: true, entries: 50, head: { seq: 50 } });
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 50, head: { seq: 50 } });
   });
 });

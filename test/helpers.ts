@@ -1,5 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import type { ChainReport } from "../src/core/audit-chain.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, recordName } from "../src/core/keys.ts";
 
@@ -244,4 +245,14 @@ export function foldCalls<T extends { seq: number; of?: number | null }>(
     else bySeq.set(e.seq, e);
   }
   return [...bySeq.values()];
+}
+
+/** The RunLedger of `run` of the development key's tenant. */
+export function runLedger(run: string) {
+  return env.RUN_LEDGER.getByName(`default/${run}`);
+}
+
+/** `GET /v1/runs/{run}/audit/verify` as the development key (an operator). */
+export async function verifyAudit(run: string): Promise<ChainReport> {
+  return json<ChainReport>(await get(`/v1/runs/${run}/audit/verify`));
 }

@@ -6,15 +6,8 @@ import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audi
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
 import { append, type EntryDraft } from "../../src/ledger/audit-log.ts";
 import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
-import { get, json, newRun, post, propose } from "../helpers.ts";
+import { get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
 
-interface Report {
-  ok: boolean;
-  entries: number;
-  head: { seq: number; hash: string } | null;
-  first_bad_seq?: number;
-  problem?: string;
-}
 interface Segment {
   first_seq: number;
   last_seq: number;
@@ -28,8 +21,6 @@ interface Entry {
   decision: string;
 }
 
-const stubOf = (run: string) => env.RUN_LEDGER.getByName(`default/${run}`);
-const verify = async (run: string) => json<Report>(await get(`/v1/runs/${run}/audit/verify`));
 const segmentsOf = async (run: string) =>
   (await json<{ segments: Segment[] }>(await get(`/v1/runs/${run}/audit/segments`))).segments;
 /** A small segment size and no retention: every archived entry may be trimmed at once. */
@@ -42,7 +33,7 @@ const SMALL = { segmentEntries: 100, retentionMs: 0 };
 async function runOf(n: number, pendingAt = 0): Promise<string> {
   const run = newRun("archive");
   expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
-  await runInDurableObject(stubOf(run), (_i, state) => {
+  await runInDurableObject(runLedger(run), (_i, state) => {
     const sql = state.storage.sql;
     state.storage.transactionSync(() => {
       const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
@@ -64,11 +55,11 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
 }
 
 async function archive(run: string, cfg = SMALL, now = Date.now() + 1_000): Promise<number> {
-  return runInDurableObject(stubOf(run), (ledger) => ledger.archiveNow(cfg, now));
+  return runInDurableObject(runLedger(run), (ledger) => ledger.archiveNow(cfg, now));
 }
 
 async function storedSeqs(run: string): Promise<number[]> {
-  return runInDurableObject(stubOf(run), (_i, state) =>
+  return runInDurableObject(runLedger(run), (_i, state) =>
     state.storage.sql
       .exec<{ seq: number }>("SELECT seq FROM audit ORDER BY seq")
       .toArray()
@@ -131,7 +122,7 @@ describe("the audit archive", () => {
     expect(paged[4]?.decision).toBe("pending");
     const exported = await readAll(run, true);
     expect(exported).toEqual(paged);
-    const report = await verify(run);
+    const report = await verifyAudit(run);
     expect(report).toMatchObject({ ok: true, entries: 2_500, head: { seq: 2_500 } });
     const offline = verifyChain(exported as unknown as Record<string, unknown>[], {
       tenant: "default",
@@ -149,7 +140,7 @@ describe("the audit archive", () => {
     const body = await first?.text();
     const meta = first?.customMetadata;
     // As after a crash between the put and its row: the alarm writes the segment again.
-    await runInDurableObject(stubOf(run), (_i, state) => {
+    await runInDurableObject(runLedger(run), (_i, state) => {
       state.storage.sql.exec("DELETE FROM audit_segment");
     });
     expect(await archive(run, keep, Date.now() + 60_000)).toBe(1);
@@ -167,7 +158,7 @@ describe("the audit archive", () => {
     expect(await archive(run)).toBe(3);
     const key = segmentKey("default", run, 101, 200);
     await env.AUDIT_ARCHIVE.delete(key);
-    const report = await verify(run);
+    const report = await verifyAudit(run);
     expect(report).toMatchObject({ ok: false, first_bad_seq: 101 });
     expect(report.problem).toContain(key);
     const page = await get(`/v1/runs/${run}/audit?after=150`);
@@ -183,8 +174,8 @@ describe("the audit archive", () => {
     const lines = text.split("\n");
     lines[9] = (lines[9] ?? "").replace('"call-210"', '"call-21O"');
     await env.AUDIT_ARCHIVE.put(key, lines.join("\n"));
-    expect(await verify(run)).toMatchObject({ ok: false, first_bad_seq: 210 });
-    expect((await verify(run)).problem).toContain("edited");
+    expect(await verifyAudit(run)).toMatchObject({ ok: false, first_bad_seq: 210 });
+    expect((await verifyAudit(run)).problem).toContain("edited");
   });
 
   it("archives the whole log when the run is halted, with the default configuration", async () => {
@@ -192,7 +183,7 @@ describe("the audit archive", () => {
     for (let i = 0; i < 3; i++) await propose(run, { tool: "noop", args: {} });
     await post(`/v1/runs/${run}/halt?reason=done`);
     // The halt rang the alarm for now: run it here unless it already ran by itself.
-    await runDurableObjectAlarm(stubOf(run));
+    await runDurableObjectAlarm(runLedger(run));
     await vi.waitFor(async () => {
       const segments = await segmentsOf(run);
       expect(segments.map((s) => [s.first_seq, s.last_seq, s.trimmed])).toEqual([[1, 3, 0]]);
@@ -200,20 +191,20 @@ describe("the audit archive", () => {
     // A refusal of the halted run arms the alarm again; its ring archives the new entry.
     expect((await propose(run, { tool: "noop", args: {} })).status).toBe(403);
     await vi.waitFor(async () => {
-      await runDurableObjectAlarm(stubOf(run));
+      await runDurableObjectAlarm(runLedger(run));
       expect((await segmentsOf(run)).map((s) => s.last_seq)).toEqual([3, 4]);
     });
-    expect(await verify(run)).toMatchObject({ ok: true, entries: 4 });
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 4 });
   });
 
   it("archives the whole log when the run is past its deadline", async () => {
     const run = newRun("archive");
     for (let i = 0; i < 2; i++) await propose(run, { tool: "noop", args: {} });
-    await runInDurableObject(stubOf(run), (_i, state) => {
+    await runInDurableObject(runLedger(run), (_i, state) => {
       state.storage.sql.exec("UPDATE run SET deadline_at = 1");
       return state.storage.setAlarm(Date.now());
     });
-    await runDurableObjectAlarm(stubOf(run));
+    await runDurableObjectAlarm(runLedger(run));
     await vi.waitFor(async () => {
       expect((await segmentsOf(run)).map((s) => [s.first_seq, s.last_seq])).toEqual([[1, 2]]);
     });
@@ -222,13 +213,13 @@ describe("the audit archive", () => {
   it("neither archives nor trims a run it has no key to sign for", async () => {
     const run = await runOf(250);
     // Created outside local development, with no AUDIT_SIGNING_KEY set: nothing may sign.
-    await runInDurableObject(stubOf(run), (_i, state) => {
+    await runInDurableObject(runLedger(run), (_i, state) => {
       state.storage.sql.exec("UPDATE run SET local = 0");
     });
     expect(await archive(run)).toBe(0);
     expect(await segmentsOf(run)).toEqual([]);
     expect((await storedSeqs(run)).length).toBe(250);
-    expect(await verify(run)).toMatchObject({ ok: true, entries: 250 });
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 250 });
   });
 
   it("lists no segments for a run not yet archived, and refuses an unseen run", async () => {

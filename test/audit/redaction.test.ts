@@ -12,7 +12,7 @@ import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import worker from "../../src/index.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
-import { dev, json, newRun, proposeThrough } from "../helpers.ts";
+import { dev, json, newRun, proposeThrough, runLedger, verifyAudit } from "../helpers.ts";
 import { firstJson, mcpClient } from "../mcp/helpers.ts";
 
 /** A fresh address per test, so a search for it can only find this test's writes. */
@@ -39,7 +39,7 @@ function ticket(email: string, key: string, extra: Record<string, unknown> = {})
 
 /** Every byte the run's object holds about its calls: audit rows and approvals. */
 async function storedRows(run: string): Promise<string> {
-  return runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (_o, state) => {
+  return runInDurableObject(runLedger(run), (_o, state) => {
     const sql = state.storage.sql;
     const audit = sql.exec("SELECT * FROM audit").toArray();
     const approvals = sql.exec("SELECT * FROM approval").toArray();
@@ -62,8 +62,7 @@ async function published(run: string): Promise<string> {
 async function expectNowhere(run: string, email: string): Promise<string> {
   const seen = `${await published(run)}\n${await storedRows(run)}`;
   expect(seen).not.toContain(email);
-  const verified = await json(await dev.get(`/v1/runs/${run}/audit/verify`));
-  expect(verified.ok).toBe(true);
+  expect((await verifyAudit(run)).ok).toBe(true);
   return seen;
 }
 
@@ -160,7 +159,7 @@ describe("sensitive arguments in the audit", () => {
     const run = newRun();
     const email = newEmail();
     expect((await dev.propose(run, ticket(email, "k-redact-archive"))).status).toBe(200);
-    const written = await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (l) =>
+    const written = await runInDurableObject(runLedger(run), (l) =>
       l.archiveNow({ segmentEntries: 1, retentionMs: 0 }, Date.now() + 1_000),
     );
     expect(written).toBeGreaterThan(0);
