@@ -62,6 +62,11 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
   );
 }
 
+/** An ISO 8601 time as the console shows it: `YYYY-MM-DD HH:MM:SS`, UTC. */
+export function utcTime(iso: string): string {
+  return iso.replace("T", " ").slice(0, 19);
+}
+
 /** A decision as a coloured dot and its name. */
 export function DecisionBadge(props: { decision: AuditDecision | string }) {
   return <span class={`badge d-${props.decision}`}>{props.decision}</span>;

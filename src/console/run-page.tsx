@@ -6,7 +6,7 @@
 import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { Operator } from "./context.ts";
-import { DecisionBadge, Gauge, Notice, Page, StatusBadge } from "./layout.tsx";
+import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
 import { Waiting } from "./waiting.tsx";
 
@@ -62,7 +62,7 @@ export function Summary(props: { run: RunSummary }) {
       </div>
       <div>
         <div class="muted">Deadline (UTC)</div>
-        <span class="num">{run.deadline_at.replace("T", " ").slice(0, 19)}</span>
+        <span class="num">{utcTime(run.deadline_at)}</span>
       </div>
       <div>
         <div class="muted">Decisions</div>

@@ -8,7 +8,7 @@ import type { Hono } from "hono";
 import { ledgerOf, tenantLedgerOf } from "../ledger/address.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { ConsoleEnv, Operator } from "./context.ts";
-import { DecisionBadge, Gauge, html, Page, StatusBadge } from "./layout.tsx";
+import { DecisionBadge, Gauge, html, Page, StatusBadge, utcTime } from "./layout.tsx";
 
 /** How many of the most recently created runs the page reads (one object call each). */
 export const RUN_LIST_SIZE = 100;
@@ -60,7 +60,7 @@ function RunRow(props: { run: RunSummary }) {
       <td>
         <StatusBadge status={run.status} />
       </td>
-      <td class="num">{run.last_activity_at.replace("T", " ").slice(0, 19)}</td>
+      <td class="num">{utcTime(run.last_activity_at)}</td>
       <td>
         <Gauge
           label="mutations"

@@ -4,9 +4,10 @@
  * API's operator routes call (src/http/approvals.ts).
  */
 import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
+import { utcTime } from "./layout.tsx";
 
 function when(iso: string): string {
-  return `${iso.replace("T", " ").slice(0, 19)} UTC`;
+  return `${utcTime(iso)} UTC`;
 }
 
 function argsText(args: string): string {
