@@ -15,7 +15,6 @@ import { type Execution, execute } from "../execute/execute.ts";
 import type {
   BudgetView,
   CacheStatus,
-  Evidence,
   LedgerProposal,
   Outcome,
   RunRef,
@@ -90,10 +89,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
     noCache: asksNoCache(c.req.header("Cache-Control")),
     defer: (work) => c.executionCtx.waitUntil(work),
   });
-  const proposal = {
-    ...proposalOf(c, call, callId, evidence),
-    auditArgs: auditArgsOf(call, digest),
-  };
+  const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const lead = route.kind === "lead" ? route.lead : null;
   try {
@@ -183,7 +179,7 @@ function proposalOf(
   c: AppContext,
   call: GatedCall,
   callId: string,
-  evidence: Evidence,
+  kept: Pick<LedgerProposal, "evidence" | "auditArgs">,
 ): LedgerProposal {
   return {
     callId,
@@ -197,7 +193,7 @@ function proposalOf(
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     outcome: null,
-    evidence,
+    ...kept,
   };
 }
 
