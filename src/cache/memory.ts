@@ -33,7 +33,12 @@ export class MemoryTier {
   private used = 0;
 
   /** @param budget most bytes held at once; a single larger entry is never held. */
-  constructor(private readonly budget: number) {}
+  private readonly budget: number;
+
+  // No parameter properties: Node's type stripping cannot run them.
+  constructor(budget: number) {
+    this.budget = budget;
+  }
 
   /** The result under `key` for `tenant`, or undefined when absent or expired. */
   get(tenant: string, key: string, now: number): { result: unknown } | undefined {

@@ -32,10 +32,14 @@ export class ArchiveAlarm {
    */
   private due: number | null = null;
 
-  constructor(
-    private readonly storage: DurableObjectStorage,
-    private readonly scope: ArchiveScope,
-  ) {}
+  private readonly storage: DurableObjectStorage;
+  private readonly scope: ArchiveScope;
+
+  // No parameter properties: Node's type stripping cannot run them.
+  constructor(storage: DurableObjectStorage, scope: ArchiveScope) {
+    this.storage = storage;
+    this.scope = scope;
+  }
 
   /** Read where the next segment ends and when the archive is due (in the object's start-up). */
   start(): void {
@@ -66,14 +70,9 @@ export class ArchiveAlarm {
   async created(now: number): Promise<void> {
     const run = readRun(this.scope.sql);
     if (run === null) return;
-    this.due = earliest(
-      this.due,
-      Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs),
-    );
-    await wakeBy(
-      this.storage,
-      Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs),
-    );
+    const end = Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs);
+    this.due = earliest(this.due, end);
+    await wakeBy(this.storage, end);
   }
 
   /**

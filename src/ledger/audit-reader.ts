@@ -22,7 +22,12 @@ type Read = { entries: AuditEntry[] } | { problem: string };
 export class SegmentReader {
   private last: { key: string; entries: AuditEntry[] } | null = null;
 
-  constructor(private readonly bucket: R2Bucket) {}
+  private readonly bucket: R2Bucket;
+
+  // No parameter properties: Node's type stripping cannot run them.
+  constructor(bucket: R2Bucket) {
+    this.bucket = bucket;
+  }
 
   /** The segment's entries, or what is wrong with it. */
   async read(seg: SegmentRow, fresh = false): Promise<Read> {
