@@ -46,19 +46,11 @@ export function Summary(props: { run: RunSummary }) {
       </div>
       <div>
         <div class="muted">Mutations</div>
-        <Gauge
-          label="mutations"
-          used={run.budget.mutations.used}
-          limit={run.budget.mutations.limit}
-        />
+        <Gauge label="mutations" {...run.budget.mutations} />
       </div>
       <div>
         <div class="muted">Paid calls</div>
-        <Gauge
-          label="paid calls"
-          used={run.budget.paid_calls.used}
-          limit={run.budget.paid_calls.limit}
-        />
+        <Gauge label="paid calls" {...run.budget.paid_calls} />
       </div>
       <div>
         <div class="muted">Deadline (UTC)</div>

@@ -62,18 +62,10 @@ function RunRow(props: { run: RunSummary }) {
       </td>
       <td class="num">{utcTime(run.last_activity_at)}</td>
       <td>
-        <Gauge
-          label="mutations"
-          used={run.budget.mutations.used}
-          limit={run.budget.mutations.limit}
-        />
+        <Gauge label="mutations" {...run.budget.mutations} />
       </td>
       <td>
-        <Gauge
-          label="paid calls"
-          used={run.budget.paid_calls.used}
-          limit={run.budget.paid_calls.limit}
-        />
+        <Gauge label="paid calls" {...run.budget.paid_calls} />
       </td>
       <td>
         <Decisions counts={run.decisions} />
