@@ -25,7 +25,8 @@ import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { append, chainOldEntries, type EntryDraft, head, openEntry } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
-import { migrate } from "./migrations.ts";
+import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
+import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import { decideProposal, rejectionDraft } from "./propose.ts";
@@ -68,7 +69,7 @@ export class RunLedger extends DurableObject<Env> {
     const transact = <T>(f: () => T): T => ctx.storage.transactionSync(f);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact });
-    migrate(this.sql);
+    migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
     // Synchronous, in the constructor: no request reaches the object before it is done.
     chainOldEntries(this.sql, readRun(this.sql));
     this.alarms.start();

@@ -12,6 +12,7 @@ import {
   noteApproval,
 } from "./approval-index.ts";
 import { isSignedOut, recordSignOut } from "./console-sessions.ts";
+import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
 import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
@@ -53,7 +54,7 @@ export class TenantLedger extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    migrate(this.sql, TENANT_MIGRATIONS);
+    migrate(this.sql, TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA);
   }
 
   /**

@@ -1,0 +1,13 @@
+/**
+ * `npm run schema`: write src/ledger/fresh-schema.ts, the schema each ledger's migration steps
+ * leave, so a new object builds its database in one step. Run it after adding a step to
+ * src/ledger/migrations.ts; a test fails while the file is out of date.
+ */
+import { writeFileSync } from "node:fs";
+import { MIGRATIONS, TENANT_MIGRATIONS } from "../src/ledger/migrations.ts";
+import { renderFreshSchemas } from "./lib/schema.ts";
+
+const FRESH_SCHEMA_FILE = "src/ledger/fresh-schema.ts";
+
+writeFileSync(FRESH_SCHEMA_FILE, renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS));
+process.stdout.write(`wrote ${FRESH_SCHEMA_FILE}\n`);

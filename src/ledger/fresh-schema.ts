@@ -1,0 +1,151 @@
+/**
+ * Written by `npm run schema` (scripts/schema.ts) from the steps in migrations.ts, never by
+ * hand: the schema the steps leave, which a new object builds in one step instead of running
+ * each step in turn. test/repo/fresh-schema.test.ts fails while it is out of date.
+ */
+import type { FreshSchema } from "./migrations.ts";
+
+/** The RunLedger's schema after its 8 migration steps. */
+export const FRESH_RUN_SCHEMA: FreshSchema = {
+  steps: 8,
+  sql: `CREATE TABLE run (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     tenant TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     deadline_at INTEGER NOT NULL,
+     halted_at INTEGER,
+     halt_reason TEXT,
+     mutations_used INTEGER NOT NULL DEFAULT 0,
+     paid_used INTEGER NOT NULL DEFAULT 0,
+     max_mutations INTEGER NOT NULL,
+     max_paid_calls INTEGER NOT NULL
+   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE idempotency_key (
+     key TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL,
+     status INTEGER,
+     body TEXT,
+     expires_at INTEGER NOT NULL
+   );
+CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL);
+CREATE TABLE target_use (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (tool, target)
+   );
+CREATE TABLE approval (
+     id TEXT PRIMARY KEY,
+     tool TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     policy_version TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     args TEXT NOT NULL,
+     idempotency_key TEXT,
+     status TEXT NOT NULL
+       CHECK (status IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
+     requested_at INTEGER NOT NULL,
+     requested_by_call TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     decided_at INTEGER,
+     decided_by TEXT,
+     note TEXT,
+     consumed_by_call TEXT
+   );
+CREATE TABLE escalation_resolution (
+     seq INTEGER PRIMARY KEY,
+     resolution TEXT NOT NULL CHECK (resolution IN ('retry_allowed', 'closed')),
+     note TEXT,
+     actor TEXT NOT NULL,
+     resolved_at INTEGER NOT NULL
+   );
+CREATE TABLE "audit" (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     call_id TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     tool TEXT,
+     form TEXT,
+     decision TEXT NOT NULL,
+     reason TEXT,
+     status INTEGER,
+     idempotency_key TEXT,
+     fingerprint TEXT,
+     cache TEXT,
+     duration_ms INTEGER,
+     mutations_used INTEGER NOT NULL,
+     paid_used INTEGER NOT NULL,
+     content_type TEXT,
+     payload TEXT NOT NULL,
+     payload_truncated INTEGER NOT NULL,
+     lease_expires_at INTEGER,
+     approval_id TEXT,
+     actor TEXT,
+     note TEXT,
+     resolves INTEGER,
+     of INTEGER,
+     prev TEXT,
+     hash TEXT
+   );
+CREATE TABLE decision_count (decision TEXT PRIMARY KEY, n INTEGER NOT NULL);
+CREATE TABLE open_call (
+     seq INTEGER PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL
+   );
+CREATE TABLE audit_segment (
+     first_seq INTEGER PRIMARY KEY,
+     last_seq INTEGER NOT NULL,
+     head_hash TEXT NOT NULL,
+     r2_key TEXT NOT NULL,
+     archived_at INTEGER NOT NULL,
+     trimmed INTEGER NOT NULL DEFAULT 0
+   );
+CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
+CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
+CREATE INDEX approval_by_status ON approval (status, requested_at);
+CREATE INDEX audit_by_decision ON audit (decision, seq);
+CREATE INDEX audit_by_call ON audit (call_id, seq);
+CREATE INDEX audit_by_of ON audit (of) WHERE of IS NOT NULL;
+CREATE INDEX audit_pending_lease ON audit (lease_expires_at) WHERE decision = 'pending';
+CREATE INDEX open_call_by_call ON open_call (call_id);
+CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);`,
+};
+
+/** The TenantLedger's schema after its 5 migration steps. */
+export const FRESH_TENANT_SCHEMA: FreshSchema = {
+  steps: 5,
+  sql: `CREATE TABLE target_claim (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     intent TEXT NOT NULL,
+     call_id TEXT NOT NULL,
+     claimed_at INTEGER NOT NULL, tenant TEXT, lease_expires_at INTEGER, confirmed INTEGER NOT NULL DEFAULT 1,
+     PRIMARY KEY (tool, target, run_id, intent)
+   );
+CREATE TABLE approval_index (
+     approval_id TEXT PRIMARY KEY,
+     run_id TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     rule TEXT NOT NULL,
+     status TEXT NOT NULL,
+     requested_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL
+   );
+CREATE TABLE run_index (
+     run_id TEXT PRIMARY KEY,
+     created_at INTEGER NOT NULL
+   );
+CREATE TABLE console_signed_out (
+     session_id TEXT PRIMARY KEY,
+     expires_at INTEGER NOT NULL
+   );
+CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
+CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);
+CREATE INDEX run_index_by_created ON run_index (created_at);
+CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
+};

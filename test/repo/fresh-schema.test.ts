@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { describe, expect, it } from "vitest";
+import {
+  freshSchemaOf,
+  renderFreshSchemas,
+  schemaAfter,
+  schemaOf,
+} from "../../scripts/lib/schema.ts";
+import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
+import {
+  type FreshSchema,
+  MIGRATIONS,
+  migrate,
+  TENANT_MIGRATIONS,
+} from "../../src/ledger/migrations.ts";
+
+const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
+
+/** The part of a Durable Object's `SqlStorage` migrate() uses, over node:sqlite. */
+function storageOf(db: DatabaseSync): SqlStorage {
+  const exec = (query: string, ...values: SqlStorageValue[]) => {
+    const q = query.trim();
+    const bindings = values as SQLInputValue[];
+    let rows: unknown[] = [];
+    if (q.startsWith("SELECT")) rows = db.prepare(q).all(...bindings);
+    else if (bindings.length > 0) db.prepare(q).run(...bindings);
+    else db.exec(q);
+    return { toArray: () => rows };
+  };
+  return { exec } as unknown as SqlStorage;
+}
+
+function versionOf(db: DatabaseSync): number {
+  return (db.prepare("SELECT version FROM schema_version").get() as { version: number }).version;
+}
+
+const LEDGERS: [string, readonly string[], FreshSchema][] = [
+  ["RunLedger", MIGRATIONS, FRESH_RUN_SCHEMA],
+  ["TenantLedger", TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA],
+];
+
+describe("a new object's schema in one step", () => {
+  it("src/ledger/fresh-schema.ts is what `npm run schema` writes from the steps now", () => {
+    expect(readFileSync(FILE, "utf8")).toBe(renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS));
+  });
+
+  for (const [name, steps, fresh] of LEDGERS) {
+    it(`${name}: the one script builds the database the ${steps.length} steps build`, () => {
+      expect(fresh.steps).toBe(steps.length);
+      expect(schemaAfter([fresh.sql])).toEqual(freshSchemaOf(steps));
+    });
+
+    it(`${name}: migrate() builds a new database from it and records every step as applied`, () => {
+      const db = new DatabaseSync(":memory:");
+      migrate(storageOf(db), steps, fresh);
+      expect(versionOf(db)).toBe(steps.length);
+      expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+      // Run again (a restarted object): nothing left to apply, nothing changes.
+      migrate(storageOf(db), steps, fresh);
+      expect(versionOf(db)).toBe(steps.length);
+      expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+    });
+
+    it(`${name}: a database from an earlier release takes only the steps it lacks`, () => {
+      for (let k = 1; k < steps.length; k++) {
+        const db = new DatabaseSync(":memory:");
+        migrate(storageOf(db), steps.slice(0, k), fresh);
+        expect(versionOf(db)).toBe(k);
+        expect(schemaOf(db)).toEqual(freshSchemaOf(steps.slice(0, k)));
+        migrate(storageOf(db), steps, fresh);
+        expect(versionOf(db)).toBe(steps.length);
+        expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+      }
+    });
+  }
+
+  it("a script that stands for other steps is not used: the steps run instead", () => {
+    const db = new DatabaseSync(":memory:");
+    const stale: FreshSchema = { steps: 1, sql: "CREATE TABLE stale (x INTEGER);" };
+    migrate(storageOf(db), MIGRATIONS, stale);
+    expect(schemaOf(db)).toEqual(freshSchemaOf(MIGRATIONS));
+  });
+});
