@@ -1,5 +1,5 @@
 /**
- * Tenant-wide target claims on the call path: claimed in the target's own object before the
+ * Tenant-wide target claims on the call path: claimed in the target's shard object before the
  * run decides, released if the run refuses.
  */
 import type { GatedCall } from "../core/gate.ts";
@@ -19,9 +19,10 @@ export interface TargetHold {
 const NOTHING_HELD: TargetHold = { refusal: null, release: async () => {} };
 
 /**
- * Claim the call's target in the TenantLedger of that one target (tenant + tool + target)
- * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls. The claim comes before the run decides and is released if the run refuses:
- * see TenantLedger for why this order fails closed.
+ * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
+ * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls.
+ * The claim comes before the run decides and is released if the run refuses: see TenantLedger
+ * for why this order fails closed.
  */
 export async function holdTarget(
   env: Env,

@@ -1,9 +1,10 @@
 /**
- * The TenantLedger object, in two roles by name: one per claimed target (tenant-wide
- * per-target caps) and one per tenant (its approval and run indexes, console sign-outs).
+ * The TenantLedger object, in two roles by name: one per shard of a tool's claimed targets
+ * (tenant-wide per-target caps) and one per tenant (its approval and run indexes, console sign-outs).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
+import { sha256HexSync } from "../core/audit-chain.ts";
 import { refuse } from "../core/reasons.ts";
 import {
   type ApprovalIndexEntry,
@@ -18,21 +19,34 @@ import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
 
 /**
- * The name of the one object that holds every claim on `target` of `tool` in `tenant`. A JSON
- * array keeps the three parts apart whatever characters a target holds.
+ * How many objects hold a tenant's claims on one tool. Each target belongs to one of them, by
+ * its hash, so a tenant's capped mutations spread over this many objects per tool, and a new
+ * target lands in an object that exists already instead of creating one per target.
  */
-export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target">): string {
-  return JSON.stringify(["claims/v1", c.tenant, c.tool, c.target]);
+export const CLAIM_SHARDS = 64;
+
+/** The shard of `target`: the first 32 bits of its SHA-256, modulo CLAIM_SHARDS. */
+export function claimShard(target: string): number {
+  return Number.parseInt(sha256HexSync(target).slice(0, 8), 16) % CLAIM_SHARDS;
 }
 
 /**
- * The claims on one target whose per-target cap spans all of a tenant's runs, such as
- * "one create per ticket_id". Named by tenant + tool + target (claimObjectName), so every run
- * claiming that target meets the same single-threaded object, a claim is one `transactionSync`
- * check-and-insert, and no object is shared by the tenant's other targets: a tenant's capped
- * mutations spread over as many objects as it has targets (docs/scaling.md). The table keeps
- * its tool and target columns; an object from before the split, named by tenant alone, still
- * answers for the claims it holds until their runs end. The object named by tenant alone also
+ * The name of the one object that holds every claim on `target` of `tool` in `tenant` (and on
+ * the other targets of its shard). A JSON array keeps the parts apart whatever a tenant holds.
+ */
+export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target">): string {
+  return JSON.stringify(["claims/v2", c.tenant, c.tool, claimShard(c.target)]);
+}
+
+/**
+ * The claims on the targets of one shard whose per-target cap spans all of a tenant's runs,
+ * such as "one create per ticket_id". Named by tenant + tool + the target's shard
+ * (claimObjectName), so every run claiming that target meets the same single-threaded object, a
+ * claim is one `transactionSync` check-and-insert, and no object is shared by all of the
+ * tenant's targets: a tenant's capped mutations spread over CLAIM_SHARDS objects per tool
+ * (docs/scaling.md). Objects named before (by tenant alone, then one per target) keep the
+ * claims they hold and their alarms; a new claim is checked in its shard. The object named by
+ * tenant alone also
  * keeps the tenant's approval index: written only when a call asks a person, never on the
  * path of a call that is admitted.
  *

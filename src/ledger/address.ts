@@ -12,7 +12,7 @@ export function ledgerOf(env: Env, ref: RunRef) {
   return env.RUN_LEDGER.getByName(`${ref.tenant}/${ref.runId}`);
 }
 
-/** The tenant's own object: its target claims and its run index. */
+/** The tenant's own object: its run and approval indexes (its target claims are sharded). */
 export function tenantLedgerOf(env: Env, tenant: string) {
   return env.TENANT_LEDGER.getByName(tenant);
 }
