@@ -14,9 +14,15 @@ export interface TargetHold {
   refusal: Refusal | null;
   /** Give a fresh claim back, for a call its run then refused; a no-op otherwise. */
   release: () => Promise<void>;
+  /** Confirm a fresh claim, for a call its run admitted; a no-op otherwise. */
+  confirm: () => Promise<void>;
 }
 
-const NOTHING_HELD: TargetHold = { refusal: null, release: async () => {} };
+const NOTHING_HELD: TargetHold = {
+  refusal: null,
+  release: async () => {},
+  confirm: async () => {},
+};
 
 /**
  * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
@@ -37,12 +43,15 @@ export async function holdTarget(
   if (claim === null) return NOTHING_HELD;
   const tenant = env.TENANT_LEDGER.getByName(claimObjectName(claim));
   const held = await tenant.claim(claim);
-  if (held.kind === "refuse") return { refusal: held.refusal, release: NOTHING_HELD.release };
+  if (held.kind === "refuse") return { ...NOTHING_HELD, refusal: held.refusal };
   if (!held.fresh) return NOTHING_HELD;
   return {
     refusal: null,
     release: async function releaseClaim() {
       await tenant.release(claim);
+    },
+    confirm: async function confirmClaim() {
+      await tenant.confirm(claim);
     },
   };
 }

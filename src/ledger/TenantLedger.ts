@@ -53,10 +53,11 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the
  * same target is refused even if the first is released a moment later: the rule fails
- * closed, never open. A fresh claim is unconfirmed and has a lease: a worker that dies
- * between the steps cannot release it, so when the lease runs out the alarm asks the run
- * whether it admitted a call on the target, and confirms the claim if it did or releases it
- * if it did not. The alarm is off the call path; until it rings, the claim errs on the side
+ * closed, never open. A fresh claim is unconfirmed and has a lease; the call confirms it
+ * once its run admitted it (after the answer). A worker that dies between the steps can
+ * neither release nor confirm it, so when the lease runs out the alarm asks the run whether
+ * it admitted a call on the target, and confirms the claim if it did or releases it if it
+ * did not. The alarm is off the call path; until it rings, the claim errs on the side
  * of fewer calls.
  *
  * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
@@ -155,6 +156,23 @@ export class TenantLedger extends DurableObject<Env> {
       )
       .one().at;
     if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+
+  /**
+   * Confirm a fresh claim whose call the run admitted, so its lease needs no question to the
+   * run; only the claiming call may confirm it. A claim never confirmed (its worker died) is
+   * settled by the alarm, which is left as it is: it rings once a lease for the whole shard.
+   */
+  confirm(c: TargetClaim): void {
+    this.sql.exec(
+      `UPDATE target_claim SET confirmed = 1
+       WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND call_id = ?`,
+      c.tool,
+      c.target,
+      c.runId,
+      c.intent,
+      c.callId,
+    );
   }
 
   /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */

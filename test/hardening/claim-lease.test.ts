@@ -1,9 +1,15 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  runDurableObjectAlarm,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/index.ts";
 import type { TargetClaim } from "../../src/ledger/protocol.ts";
 import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
-import { callerWith, json, newRun, ticketCall } from "../helpers.ts";
+import { callerWith, dev, devRequest, json, newRun, ticketCall } from "../helpers.ts";
 
 function claimOf(tenant: string, runId: string, target: string): TargetClaim {
   return {
@@ -78,5 +84,41 @@ describe("tenant-wide target claims", () => {
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-again1"),
     );
     expect(await json(again)).toMatchObject({ reason: "target_cap_exhausted" });
+  });
+
+  it("confirms the claim of an admitted call after the answer, before any lease runs out", async () => {
+    const target = `T-${crypto.randomUUID()}`;
+    const ctx = createExecutionContext();
+    const request = devRequest(`/v1/runs/${newRun()}/calls`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(ticketCall("create_ticket", { ticket_id: target }, "k-eager-confirm")),
+    });
+    const res = await worker.fetch(request, env, ctx);
+    expect(await json(res)).toMatchObject({ decision: "applied" });
+    await waitOnExecutionContext(ctx);
+    // The development key acts for the tenant `default`.
+    const rows = await runInDurableObject(claimsOn("default", target), (_i, state) =>
+      state.storage.sql
+        .exec("SELECT confirmed, lease_expires_at > ? AS leased FROM target_claim", Date.now())
+        .toArray(),
+    );
+    // Confirmed while its lease still runs: no alarm had to ask the run.
+    expect(rows).toEqual([{ confirmed: 1, leased: 1 }]);
+  });
+
+  it("gives the claim back, never confirms it, when its run refused the call", async () => {
+    const target = `T-${crypto.randomUUID()}`;
+    const run = newRun();
+    expect((await dev.post(`/v1/runs/${run}/halt?reason=claims`)).status).toBe(200);
+    const res = await dev.propose(
+      run,
+      ticketCall("create_ticket", { ticket_id: target }, "k-halted-claim"),
+    );
+    expect(await json(res)).toMatchObject({ reason: "run_halted" });
+    const rows = await runInDurableObject(claimsOn("default", target), (_i, state) =>
+      state.storage.sql.exec("SELECT confirmed FROM target_claim").toArray(),
+    );
+    expect(rows).toEqual([]);
   });
 });

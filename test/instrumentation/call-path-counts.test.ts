@@ -121,7 +121,13 @@ describe("what each path waits on before its answer", () => {
     const call = ticketCall("create_ticket", { ticket_id: target }, "k-count-create");
     const m = await measure(count, run, call);
     expect(m.status).toBe(200);
-    expect(m.before).toMatchObject({ claim: ["claim"], run: ["propose", "settle"], cache: [] });
+    // The claim is confirmed once the run has admitted the call, deferred (waitUntil): the
+    // answer waits on the claim and the two ledger steps only.
+    expect(m.before).toMatchObject({
+      claim: ["claim", "confirm"],
+      run: ["propose", "settle"],
+      cache: [],
+    });
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
     expect(m.before.upstream).toBe(1);
