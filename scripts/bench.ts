@@ -111,7 +111,8 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   try {
     process.stderr.write("end to end…\n");
-    show(tables, await benchHttp({ fence: dev.url, floor: floor.url }, quick));
+    const groups = { fence: dev.group, floor: floor.group };
+    show(tables, await benchHttp({ fence: dev.url, floor: floor.url, groups }, quick));
     process.stderr.write("growth…\n");
     show(tables, await benchGrowth(dev.url, growth, quick));
   } finally {

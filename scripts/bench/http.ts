@@ -1,5 +1,6 @@
 import autocannon from "autocannon";
 import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
+import { groupCpuMs } from "./proc-cpu.ts";
 import type { Table } from "./table.ts";
 
 /** Which floor a path is held against. */
@@ -197,6 +198,8 @@ interface Figures {
   rps: number[];
   p50: number[];
   p99: number[];
+  /** CPU ms per call of the row's server (its whole process group), per round; NaN: unknown. */
+  cpu: number[];
   failed: number;
 }
 
@@ -208,12 +211,20 @@ export const FLOOR_CONFIG = "scripts/bench/floor/wrangler.toml";
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : mean(s.slice(mid - 1, mid + 1));
+}
+
 /**
  * Every scenario under the same load, one after another, in `ROUNDS` rounds, the fence's and
  * the floor worker's rows interleaved and the order reversed every other round, so a slow
- * minute of a shared machine, or what one row leaves behind, spreads over all rows alike.
+ * minute of a shared machine, or what one row leaves behind, spreads over all rows alike; the
+ * table takes each row's median round, so one slow round does not move it.
  */
-const ROUNDS = 2;
+export const ROUNDS = 3;
 const CONNECTIONS = 8;
 
 /** The two servers under test. */
@@ -222,6 +233,8 @@ export interface Servers {
   fence: string;
   /** The floor worker's `wrangler dev`. */
   floor: string;
+  /** Each server's process group, whose CPU time per call a row reports; absent: not shown. */
+  groups?: { fence: number | null; floor: number | null };
 }
 
 /** Run `list` against `servers`, interleaved, for `duration` s per row and round. */
@@ -235,6 +248,7 @@ export async function measureRows(
     rps: [],
     p50: [],
     p99: [],
+    cpu: [],
     failed: 0,
   }));
   for (let round = 0; round < ROUNDS; round++) {
@@ -243,6 +257,8 @@ export async function measureRows(
     const order = round % 2 === 0 ? figures : [...figures].reverse();
     for (const f of order) {
       const url = servers[f.scenario.server];
+      const group = servers.groups?.[f.scenario.server] ?? null;
+      const cpuBefore = group === null ? null : groupCpuMs(group);
       const r = await autocannon({
         url,
         connections: CONNECTIONS,
@@ -252,6 +268,9 @@ export async function measureRows(
       f.rps.push(r.requests.average);
       f.p50.push(r.latency.p50);
       f.p99.push(r.latency.p99);
+      const cpuAfter = group === null ? null : groupCpuMs(group);
+      const spent = cpuBefore === null || cpuAfter === null ? Number.NaN : cpuAfter - cpuBefore;
+      f.cpu.push(spent / r.requests.total);
       f.failed += r.non2xx + r.errors + r.timeouts;
       process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
@@ -265,11 +284,20 @@ const FLOOR_LABEL: Record<FloorKind, string> = {
   three: "three-step",
 };
 
+/** A row's CPU per call, and as a multiple of its floor's, as cells ("" when unknown). */
+function cpuCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
+  const cpu = median(f.cpu);
+  if (!Number.isFinite(cpu)) return ["", ""];
+  const kind = f.scenario.floor;
+  const ratio = kind === undefined ? "" : `${(cpu / floors[kind]).toFixed(2)}x`;
+  return [cpu.toFixed(2), ratio];
+}
+
 /** A row's ratio to its floor and the verdict on its target, as cells. */
 function floorCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
   const kind = f.scenario.floor;
   if (kind === undefined) return ["", ""];
-  const ratio = mean(f.rps) / floors[kind];
+  const ratio = median(f.rps) / floors[kind];
   const target = f.scenario.target;
   const label = FLOOR_LABEL[kind];
   const verdict =
@@ -283,24 +311,27 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
   const label = await cacheLabel(servers.fence, prefix);
   await seedTickets(servers.fence, prefix);
   const figures = await measureRows(servers, scenarios(prefix, label), duration);
-  const rpsOf = (i: number) => mean(figures[i]?.rps ?? [0]);
+  const rpsOf = (i: number) => median(figures[i]?.rps ?? [0]);
+  const cpuOf = (i: number) => median(figures[i]?.cpu ?? [Number.NaN]);
   const bare = rpsOf(0);
   const floors = { one: rpsOf(1), two: rpsOf(2), three: rpsOf(3) };
+  const cpuFloors = { one: cpuOf(1), two: cpuOf(2), three: cpuOf(3) };
   const rows = figures.map((f) => [
     f.scenario.name,
-    Math.round(mean(f.rps)).toString(),
-    mean(f.p50).toFixed(0),
+    Math.round(median(f.rps)).toString(),
+    median(f.p50).toFixed(0),
     Math.max(...f.p99).toFixed(0),
     String(f.failed),
-    `${(mean(f.rps) / bare).toFixed(2)}x`,
+    `${(median(f.rps) / bare).toFixed(2)}x`,
     ...floorCells(f, floors),
+    ...cpuCells(f, cpuFloors),
   ]);
   const spread = (figures[0]?.rps ?? []).map((x) => Math.round(x)).join(" and ");
   return {
     title: "End to end through wrangler dev, against the floor",
     note:
       `autocannon, ${CONNECTIONS} connections, loopback, ${ROUNDS} rounds of ${duration} s per row, the rows ` +
-      `interleaved, in reverse order every other round (req/s and p50: mean of the rounds; p99: the worse ` +
+      `interleaved, in reverse order every other round (req/s, p50 and CPU: the median round; p99: the worst ` +
       `round; bare route: ${spread} req/s). ` +
       "Two `wrangler dev` servers: the fence, with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend " +
       "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
@@ -310,8 +341,22 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
       "cap). The floor is what one durable record per call costs; the fence's rows are compared with " +
       "the bare route and with the matching floor. The refused row's 400s are by design. Requests " +
-      "authenticate with the development key (no KV read). Latency in ms.",
-    head: ["route", "req/s", "p50 ms", "p99 ms", "non-2xx", "vs bare", "vs floor", "target"],
+      "authenticate with the development key (no KV read). Latency in ms. CPU ms per call: the user and " +
+      "system time of the row's `wrangler dev` (its Node process and workerd, from /proc) over the calls " +
+      "it answered, which a busy host's steal moves less than req/s; CPU vs floor is that over the " +
+      "matching floor's (lower is better).",
+    head: [
+      "route",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "non-2xx",
+      "vs bare",
+      "vs floor",
+      "target",
+      "CPU ms/call",
+      "CPU vs floor",
+    ],
     rows,
   };
 }
@@ -332,5 +377,5 @@ export async function stateRows(servers: Servers, duration: number): Promise<Map
   const all = scenarios(prefix, "cache hit");
   const picked = all.filter((s) => STATE_ROWS.some((name) => s.name.startsWith(name)));
   const figures = await measureRows(servers, picked, duration);
-  return new Map(figures.map((f) => [f.scenario.name, mean(f.rps)]));
+  return new Map(figures.map((f) => [f.scenario.name, median(f.rps)]));
 }

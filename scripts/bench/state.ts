@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { startDev } from "../lib/dev-server.ts";
 import { DEFAULT_KEY } from "../lib/target.ts";
-import { FLOOR_CONFIG, type Row, stateRows } from "./http.ts";
+import { FLOOR_CONFIG, ROUNDS, type Row, stateRows } from "./http.ts";
 import type { Table } from "./table.ts";
 
 /** The on-disk state folder of the bench: inside the checkout, which is on disk. */
@@ -48,7 +48,7 @@ export async function benchState(quick: boolean): Promise<Table | null> {
   return {
     title: "Local state on disk against tmpfs",
     note:
-      `The same rows (autocannon, 8 connections, 2 rounds of ${duration} s, interleaved) against a fence and a ` +
+      `The same rows (autocannon, 8 connections, ${ROUNDS} rounds of ${duration} s, interleaved, the median round) against a fence and a ` +
       `floor worker whose \`--persist-to\` is on disk (${DISK_STATE}) and then on tmpfs (${TMPFS}). ` +
       "What tmpfs gains is local fsync cost, which a deployed object does not pay the same way; " +
       "the ratio of the fence to the floor on the same storage is the design's cost.",

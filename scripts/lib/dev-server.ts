@@ -8,6 +8,8 @@ import { join } from "node:path";
 export interface DevServer {
   /** Base URL, `http://127.0.0.1:PORT`. */
   url: string;
+  /** Its process group (wrangler's Node process and its workerd), or null if none started. */
+  group: number | null;
   /** Stop it (its whole process group) and drop its state. */
   stop: () => void;
 }
@@ -99,5 +101,5 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
     stop();
     throw e;
   }
-  return { url, stop };
+  return { url, group: child.pid ?? null, stop };
 }
