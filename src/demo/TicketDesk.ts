@@ -31,6 +31,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS comment (
     id INTEGER PRIMARY KEY AUTOINCREMENT, ticket_id TEXT NOT NULL, body TEXT NOT NULL,
     created_at TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS comment_by_ticket ON comment (ticket_id, id);
   CREATE TABLE IF NOT EXISTS seen_key (key TEXT PRIMARY KEY, status INTEGER NOT NULL, body TEXT NOT NULL);`;
 
 type TicketRow = Record<string, SqlStorageValue> & { ticket_id: string };
@@ -52,7 +53,7 @@ export class TicketDesk extends DurableObject<Env> {
 
   create(t: NewTicket, key: string | null): DeskAnswer {
     return this.once(key, () => {
-      if (this.find(t.ticket_id) !== null) {
+      if (this.exists(t.ticket_id)) {
         return { status: 409, body: { error: `ticket ${t.ticket_id} already exists` } };
       }
       this.sql.exec(
@@ -69,7 +70,7 @@ export class TicketDesk extends DurableObject<Env> {
 
   comment(ticketId: string, body: string, key: string | null): DeskAnswer {
     return this.once(key, () => {
-      if (this.find(ticketId) === null) {
+      if (!this.exists(ticketId)) {
         return { status: 404, body: { error: `no ticket ${ticketId}` } };
       }
       const row = this.sql
@@ -117,6 +118,12 @@ export class TicketDesk extends DurableObject<Env> {
     });
   }
 
+  /** Whether the ticket exists; reads no comments. */
+  private exists(ticketId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM ticket WHERE ticket_id = ?", ticketId).toArray().length > 0;
+  }
+
+  /** The ticket with its comments, oldest first (read through `comment_by_ticket`). */
   private find(ticketId: string): Record<string, unknown> | null {
     const row = this.sql
       .exec<TicketRow>("SELECT * FROM ticket WHERE ticket_id = ?", ticketId)
