@@ -43,7 +43,10 @@ export function schemaAfter(statements: readonly string[]): string[] {
 
 function literal(name: string, what: string, steps: readonly string[]): string {
   const sql = freshSchemaOf(steps).join("\n");
-  if (sql.includes("`") || sql.includes("${")) throw new Error(`${name}: the SQL holds a backtick`);
+  if (sql.includes("`") || sql.includes("${"))
+    throw new Error(
+      `${name}: the SQL holds a backtick or \${, which the template literal would read`,
+    );
   return [
     `/** The ${what}'s schema after its ${steps.length} migration steps. */`,
     `export const ${name}: FreshSchema = {`,
