@@ -160,8 +160,8 @@ async function admitAndRun(
     return refused(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
-  // Admitted: the claim is confirmed after the answer, so its lease needs no question later.
-  c.executionCtx.waitUntil(hold.confirm());
+  // Admitted: a fresh claim is confirmed after the answer, so its lease needs no question later.
+  if (hold.confirm !== null) c.executionCtx.waitUntil(hold.confirm());
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);

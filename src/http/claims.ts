@@ -14,14 +14,14 @@ export interface TargetHold {
   refusal: Refusal | null;
   /** Give a fresh claim back, for a call its run then refused; a no-op otherwise. */
   release: () => Promise<void>;
-  /** Confirm a fresh claim, for a call its run admitted; a no-op otherwise. */
-  confirm: () => Promise<void>;
+  /** Confirm a fresh claim, for a call its run admitted; null when no fresh claim is held. */
+  confirm: (() => Promise<void>) | null;
 }
 
 const NOTHING_HELD: TargetHold = {
   refusal: null,
   release: async () => {},
-  confirm: async () => {},
+  confirm: null,
 };
 
 /**
