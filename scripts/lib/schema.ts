@@ -23,26 +23,20 @@ export function schemaOf(db: DatabaseSync): string[] {
   return rows.map((r) => `${r.sql};`);
 }
 
-/** The statements that build, in one step, the schema `steps` build one after the other. */
-export function freshSchemaOf(steps: readonly string[]): string[] {
+/**
+ * The schema an empty database has after `scripts` run on it one after the other, as the
+ * statements that build it in one script.
+ */
+export function schemaAfter(scripts: readonly string[]): string[] {
   const db = new DatabaseSync(":memory:");
-  for (const step of steps) db.exec(step);
-  const schema = schemaOf(db);
-  db.close();
-  return schema;
-}
-
-/** The schema an empty database has after `statements` run on it. */
-export function schemaAfter(statements: readonly string[]): string[] {
-  const db = new DatabaseSync(":memory:");
-  db.exec(statements.join("\n"));
+  for (const script of scripts) db.exec(script);
   const schema = schemaOf(db);
   db.close();
   return schema;
 }
 
 function literal(name: string, what: string, steps: readonly string[]): string {
-  const sql = freshSchemaOf(steps).join("\n");
+  const sql = schemaAfter(steps).join("\n");
   if (sql.includes("`") || sql.includes("${"))
     throw new Error(
       `${name}: the SQL holds a backtick or \${, which the template literal would read`,

@@ -2,12 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import {
-  freshSchemaOf,
-  renderFreshSchemas,
-  schemaAfter,
-  schemaOf,
-} from "../../scripts/lib/schema.ts";
+import { renderFreshSchemas, schemaAfter, schemaOf } from "../../scripts/lib/schema.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import {
   type FreshSchema,
@@ -49,18 +44,18 @@ describe("a new object's schema in one step", () => {
   for (const [name, steps, fresh] of LEDGERS) {
     it(`${name}: the one script builds the database the ${steps.length} steps build`, () => {
       expect(fresh.steps).toBe(steps.length);
-      expect(schemaAfter([fresh.sql])).toEqual(freshSchemaOf(steps));
+      expect(schemaAfter([fresh.sql])).toEqual(schemaAfter(steps));
     });
 
     it(`${name}: migrate() builds a new database from it and records every step as applied`, () => {
       const db = new DatabaseSync(":memory:");
       migrate(storageOf(db), steps, fresh);
       expect(versionOf(db)).toBe(steps.length);
-      expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+      expect(schemaOf(db)).toEqual(schemaAfter(steps));
       // Run again (a restarted object): nothing left to apply, nothing changes.
       migrate(storageOf(db), steps, fresh);
       expect(versionOf(db)).toBe(steps.length);
-      expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+      expect(schemaOf(db)).toEqual(schemaAfter(steps));
     });
 
     it(`${name}: a database from an earlier release takes only the steps it lacks`, () => {
@@ -68,10 +63,10 @@ describe("a new object's schema in one step", () => {
         const db = new DatabaseSync(":memory:");
         migrate(storageOf(db), steps.slice(0, k), fresh);
         expect(versionOf(db)).toBe(k);
-        expect(schemaOf(db)).toEqual(freshSchemaOf(steps.slice(0, k)));
+        expect(schemaOf(db)).toEqual(schemaAfter(steps.slice(0, k)));
         migrate(storageOf(db), steps, fresh);
         expect(versionOf(db)).toBe(steps.length);
-        expect(schemaOf(db)).toEqual(freshSchemaOf(steps));
+        expect(schemaOf(db)).toEqual(schemaAfter(steps));
       }
     });
   }
@@ -80,6 +75,6 @@ describe("a new object's schema in one step", () => {
     const db = new DatabaseSync(":memory:");
     const stale: FreshSchema = { steps: 1, sql: "CREATE TABLE stale (x INTEGER);" };
     migrate(storageOf(db), MIGRATIONS, stale);
-    expect(schemaOf(db)).toEqual(freshSchemaOf(MIGRATIONS));
+    expect(schemaOf(db)).toEqual(schemaAfter(MIGRATIONS));
   });
 });
