@@ -153,7 +153,7 @@ async function admitAndRun(
     ref,
     known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
   );
-  if (answer.kind === "refuse" || answer.kind === "approval") await hold.release();
+  if (answer.kind === "refuse" || answer.kind === "approval") await hold.fresh?.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
     const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
@@ -161,7 +161,7 @@ async function admitAndRun(
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   // Admitted: a fresh claim is confirmed after the answer, so its lease needs no question later.
-  if (hold.confirm !== null) c.executionCtx.waitUntil(hold.confirm());
+  if (hold.fresh !== null) c.executionCtx.waitUntil(hold.fresh.confirm());
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);

@@ -8,21 +8,23 @@ import type { Refusal } from "../core/reasons.ts";
 import type { RunRef, TargetClaim } from "../ledger/protocol.ts";
 import { claimObjectName } from "../ledger/TenantLedger.ts";
 
+/** A claim this call made, which the run's decision settles. */
+export interface FreshClaim {
+  /** Give it back: the run refused the call (or asked a person first). */
+  release: () => Promise<void>;
+  /** Confirm it: the run admitted the call. */
+  confirm: () => Promise<void>;
+}
+
 /** A call's hold on its tenant-wide target: refused, or held until the run decides. */
 export interface TargetHold {
   /** Why the tenant refused the claim, or null when it is held (or none was needed). */
   refusal: Refusal | null;
-  /** Give a fresh claim back, for a call its run then refused; a no-op otherwise. */
-  release: () => Promise<void>;
-  /** Confirm a fresh claim, for a call its run admitted; null when no fresh claim is held. */
-  confirm: (() => Promise<void>) | null;
+  /** The claim this call made, or null (none needed, refused, or held by this intent before). */
+  fresh: FreshClaim | null;
 }
 
-const NOTHING_HELD: TargetHold = {
-  refusal: null,
-  release: async () => {},
-  confirm: null,
-};
+const NOTHING_HELD: TargetHold = { refusal: null, fresh: null };
 
 /**
  * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
@@ -43,10 +45,9 @@ export async function holdTarget(
   if (claim === null) return NOTHING_HELD;
   const tenant = env.TENANT_LEDGER.getByName(claimObjectName(claim));
   const held = await tenant.claim(claim);
-  if (held.kind === "refuse") return { ...NOTHING_HELD, refusal: held.refusal };
+  if (held.kind === "refuse") return { refusal: held.refusal, fresh: null };
   if (!held.fresh) return NOTHING_HELD;
-  return {
-    refusal: null,
+  const fresh: FreshClaim = {
     release: async function releaseClaim() {
       await tenant.release(claim);
     },
@@ -54,6 +55,7 @@ export async function holdTarget(
       await tenant.confirm(claim);
     },
   };
+  return { refusal: null, fresh };
 }
 
 function claimOf(
