@@ -1,6 +1,7 @@
 /**
  * The TenantLedger object, in two roles by name: one per shard of a tool's claimed targets
- * (tenant-wide per-target caps) and one per tenant (its approval and run indexes, console sign-outs).
+ * (tenant-wide per-target caps) and one per tenant (its approval and run indexes, console
+ * sign-outs).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
@@ -46,9 +47,8 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * tenant's targets: a tenant's capped mutations spread over CLAIM_SHARDS objects per tool
  * (docs/scaling.md). Objects named before (by tenant alone, then one per target) keep the
  * claims they hold and their alarms; a new claim is checked in its shard. The object named by
- * tenant alone also
- * keeps the tenant's approval index: written only when a call asks a person, never on the
- * path of a call that is admitted.
+ * tenant alone also keeps the tenant's approval index: written only when a call asks a
+ * person, never on the path of a call that is admitted.
  *
  * The call path claims here before the run's RunLedger decides, and releases the claim
  * if the run then refuses the call. Between the two steps a second run's claim on the
