@@ -39,11 +39,16 @@ describe("the tenant's run index", () => {
     }, eventually);
   });
 
-  it("is written once per run, not once per call", async () => {
+  it("is written once per run, not once per call, and marked by the run's next write", async () => {
     const owner = await callerWith({ role: "operator" });
     const run = newRun();
     await owner.propose(run, { tool: "noop", args: {} });
+    await vi.waitFor(async () => {
+      expect((await indexRows(owner.tenant)).map((r) => r.run_id)).toEqual([run]);
+    }, eventually);
+    // The mark costs no transaction of its own: the run's next write carries it.
     const at = await vi.waitFor(async () => {
+      await owner.propose(run, { tool: "noop", args: {} });
       const indexed = await indexedAt(owner.tenant, run);
       expect(indexed).not.toBeNull();
       return indexed;

@@ -41,7 +41,7 @@ import type {
   RunView,
   Settlement,
 } from "./protocol.ts";
-import { registerRun } from "./run-registration.ts";
+import { markIndexed, registerRun } from "./run-registration.ts";
 import { ensureRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
@@ -58,6 +58,8 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   /** Whether this instance knows the run is in its tenant's run index (a promise: writing it). */
   private indexed: boolean | Promise<void> = false;
+  /** When the tenant's index took the run, until a write marks the run's row (null: nothing). */
+  private indexedAt: number | null = null;
   private readonly alarms: ArchiveAlarm;
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
@@ -79,10 +81,9 @@ export class RunLedger extends DurableObject<Env> {
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
     const version = await policyVersion();
-    let created = false;
+    let run: RunRow | null = null;
     const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
-      const run = ensureRun(this.sql, ref, now);
-      created = run.created_at === now;
+      run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
       return decideProposal({ ledger, abandon }, p, version);
@@ -93,14 +94,14 @@ export class RunLedger extends DurableObject<Env> {
       const at = p.outcome === null ? now + p.leaseMs : keyed ? nextWake(this.sql) : null;
       await wakeBy(this.ctx.storage, at);
     }
-    await this.afterWrite(created, now);
+    await this.afterWrite(run, now);
     return answer;
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
   async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
     const budget = this.ctx.storage.transactionSync(() => {
-      const run = ensureRun(this.sql, ref, Date.now());
+      const run = this.rowOf(ref, Date.now());
       settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
       return budgetView(run);
     });
@@ -112,15 +113,13 @@ export class RunLedger extends DurableObject<Env> {
   /** Record a call refused before the run's rules (parse or contract gate). */
   async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
     const now = Date.now();
-    let created = false;
-    const budget = this.ctx.storage.transactionSync(() => {
-      const run = ensureRun(this.sql, ref, now);
-      created = run.created_at === now;
+    const run = this.ctx.storage.transactionSync(() => {
+      const run = this.rowOf(ref, now);
       this.appendAudit(rejectionDraft(r), run);
-      return budgetView(run);
+      return run;
     });
-    await this.afterWrite(created, now);
-    return budget;
+    await this.afterWrite(run, now);
+    return budgetView(run);
   }
 
   /** Open the run with limits tighter than its current ones (open-run.ts). */
@@ -129,24 +128,25 @@ export class RunLedger extends DurableObject<Env> {
     const answer = this.ctx.storage.transactionSync(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
-    await this.afterWrite(answer.kind === "opened" && answer.created, now);
+    await this.afterWrite(readRun(this.sql), now);
     return answer;
   }
 
   /** The kill switch: every later call of the run is refused with `run_halted`. */
   async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
-      ensureRun(this.sql, ref, now);
+    const run = this.ctx.storage.transactionSync(() => {
+      const run = this.rowOf(ref, now);
       this.sql.exec(
         "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL",
         now,
         reason,
       );
+      return run;
     });
     // The run ended: the alarm archives the rest of its log.
     await wakeBy(this.ctx.storage, now);
-    this.indexOnce();
+    this.indexOnce(run);
     return statusOf(this.sql, ensureRun(this.sql, ref, now), now);
   }
 
@@ -245,11 +245,27 @@ export class RunLedger extends DurableObject<Env> {
     return this.alarms.ring(cfg, now);
   }
 
-  /** After a write: arm the alarm for a new run's end or a full segment; index the run. */
-  private async afterWrite(created: boolean, now: number): Promise<void> {
-    if (created) await this.alarms.created(now);
+  /**
+   * After a write that left the run's row `run` (null: none yet): arm the alarm for a new run's
+   * end or a full segment; index the run.
+   */
+  private async afterWrite(run: RunRow | null, now: number): Promise<void> {
+    if (run === null) return;
+    if (run.created_at === now) await this.alarms.created(run, now);
     this.alarms.appended(this.appended, this.ended);
-    this.indexOnce();
+    this.indexOnce(run);
+  }
+
+  /**
+   * The run's row inside a write's transaction, created if new; the write also records that
+   * the run was indexed, when the index answered since the last write (so the mark costs no
+   * transaction of its own).
+   */
+  private rowOf(ref: RunRef, now: number): RunRow {
+    const run = ensureRun(this.sql, ref, now);
+    if (this.indexedAt !== null && run.indexed_at === null) markIndexed(this.sql, this.indexedAt);
+    this.indexedAt = null;
+    return run;
   }
 
   private operatorScope(): LedgerScope | null {
@@ -264,13 +280,19 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /**
-   * Put the run in its tenant's index once; the instance remembers, the row too. Not awaited:
-   * the tenant's object is shared by all its runs, so no call's answer waits on it.
+   * Put the run in its tenant's index once; the instance remembers, and the run's next write
+   * marks its row (an instance that finds no mark indexes it again, which changes nothing). Not
+   * awaited: the tenant's object is shared by all its runs, so no call's answer waits on it.
    */
-  private indexOnce(): void {
+  private indexOnce(run: RunRow): void {
     if (this.indexed !== false) return;
-    this.indexed = registerRun(this.env, this.sql).then((done) => {
-      this.indexed = done;
+    if (run.indexed_at !== null) {
+      this.indexed = true;
+      return;
+    }
+    this.indexed = registerRun(this.env, run).then((at) => {
+      this.indexed = at !== null;
+      this.indexedAt = at;
     });
   }
 

@@ -14,7 +14,7 @@ import {
   archiveRun,
   archiveWake,
 } from "./audit-archive.ts";
-import { readRun } from "./run-row.ts";
+import type { RunRow } from "./views.ts";
 
 /** How soon entries appended after a run ended are archived. */
 const AFTER_END_MS = 60_000;
@@ -67,9 +67,7 @@ export class ArchiveAlarm {
   }
 
   /** A new run: ring at its deadline or when it would have been idle for the retention. */
-  async created(now: number): Promise<void> {
-    const run = readRun(this.scope.sql);
-    if (run === null) return;
+  async created(run: Pick<RunRow, "deadline_at">, now: number): Promise<void> {
     const end = Math.min(run.deadline_at, now + archiveConfig(this.scope.env).retentionMs);
     this.due = earliest(this.due, end);
     await wakeBy(this.storage, end);

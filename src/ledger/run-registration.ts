@@ -4,29 +4,30 @@
  * leaves the mark unset and the next call of the run tries again.
  */
 import { tenantLedgerOf } from "./address.ts";
+import type { RunRow } from "./views.ts";
 
 /**
- * Index the run whose row `sql` holds, unless its row says it already is. Answers whether
- * the run is now indexed: false when it has no row yet or the tenant's object failed.
+ * Index the run of row `run` in its tenant's object. Answers when it was indexed, or null when
+ * the tenant's object failed (the caller tries again later). Outside any transaction: a
+ * decision never waits on another object.
  */
-export async function registerRun(env: Env, sql: SqlStorage): Promise<boolean> {
-  const row = sql
-    .exec<{ tenant: string; run_id: string; created_at: number; indexed_at: number | null }>(
-      "SELECT tenant, run_id, created_at, indexed_at FROM run WHERE id = 1",
-    )
-    .toArray()[0];
-  if (row === undefined) return false;
-  if (row.indexed_at !== null) return true;
+export async function registerRun(
+  env: Env,
+  run: Pick<RunRow, "tenant" | "run_id" | "created_at">,
+): Promise<number | null> {
   try {
-    // Outside any transaction: a decision never waits on another object.
-    await tenantLedgerOf(env, row.tenant).indexRun({
-      run_id: row.run_id,
-      created_at: row.created_at,
+    await tenantLedgerOf(env, run.tenant).indexRun({
+      run_id: run.run_id,
+      created_at: run.created_at,
     });
+    return Date.now();
   } catch (e) {
     console.error("run index write failed; retried on the run's next call", e);
-    return false;
+    return null;
   }
-  sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", Date.now());
-  return true;
+}
+
+/** Record in the run's row that the tenant's index took it at `at`. */
+export function markIndexed(sql: SqlStorage, at: number): void {
+  sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", at);
 }
