@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrations.ts";
 
-/** The RunLedger's schema after its 8 migration steps. */
+/** The RunLedger's schema after its 9 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 8,
+  steps: 9,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -108,9 +108,6 @@ CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);
 CREATE INDEX audit_by_decision ON audit (decision, seq);
-CREATE INDEX audit_by_call ON audit (call_id, seq);
-CREATE INDEX audit_by_of ON audit (of) WHERE of IS NOT NULL;
-CREATE INDEX audit_pending_lease ON audit (lease_expires_at) WHERE decision = 'pending';
 CREATE INDEX open_call_by_call ON open_call (call_id);
 CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);`,
 };
