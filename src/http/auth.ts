@@ -37,6 +37,7 @@ export interface AuthFailure {
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async function authenticate(c, next) {
     const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
+    c.set("local", local);
     const deployed = isDeployedRequest(c.req.raw.headers);
     if (c.env.DEV_KEY !== undefined && deployed) warnDeployedDevKey(false);
     const found = await principalOf(c.env, c.req.header("Authorization") ?? null, local);
@@ -186,8 +187,13 @@ export function signInFailuresExceeded(env: Env, request: Request): Promise<bool
  * honoured on a loopback host only, so its length is no secret worth a hash per request.
  */
 function sameKey(presented: string, secret: string): boolean {
-  const encoder = new TextEncoder();
-  const a = encoder.encode(presented);
-  const b = encoder.encode(secret);
+  if (encodedSecret?.secret !== secret) encodedSecret = { secret, bytes: UTF8.encode(secret) };
+  const a = UTF8.encode(presented);
+  const b = encodedSecret.bytes;
   return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
 }
+
+const UTF8 = new TextEncoder();
+
+/** The development key's bytes, encoded once per isolate (and again if the key changes). */
+let encodedSecret: { secret: string; bytes: Uint8Array } | null = null;

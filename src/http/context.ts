@@ -25,6 +25,8 @@ export interface AppEnv {
     principal: Principal;
     /** The contracts and policy the routes decide with. */
     fence: Fence;
+    /** Whether the request came from this machine to a local `wrangler dev` (local-dev.ts). */
+    local: boolean;
   };
 }
 

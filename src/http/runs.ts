@@ -12,7 +12,6 @@ import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
-import { isLocalDevelopment } from "./local-dev.ts";
 import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 
@@ -27,8 +26,7 @@ export function runRef(c: AppContext): RunRef | Response {
     );
   }
   const { tenant, keyId } = c.get("principal");
-  const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
-  return { tenant, runId, by: keyId ?? "development", local };
+  return { tenant, runId, by: keyId ?? "development", local: c.get("local") };
 }
 
 /** `GET /v1/runs/{run_id}`. */
