@@ -41,7 +41,7 @@ import type {
   RunView,
   Settlement,
 } from "./protocol.ts";
-import { markIndexed, registerRun } from "./run-registration.ts";
+import { RunIndexing } from "./run-registration.ts";
 import { ensureRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
@@ -56,10 +56,7 @@ import { budgetView, type RunRow } from "./views.ts";
 export class RunLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly reader: SegmentReader;
-  /** Whether this instance knows the run is in its tenant's run index (a promise: writing it). */
-  private indexed: boolean | Promise<void> = false;
-  /** When the tenant's index took the run, until a write marks the run's row (null: nothing). */
-  private indexedAt: number | null = null;
+  private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
@@ -70,6 +67,7 @@ export class RunLedger extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
     const transact = <T>(f: () => T): T => ctx.storage.transactionSync(f);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
+    this.index = new RunIndexing(env);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact });
     migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
     // Synchronous, in the constructor: no request reaches the object before it is done.
@@ -146,7 +144,7 @@ export class RunLedger extends DurableObject<Env> {
     });
     // The run ended: the alarm archives the rest of its log.
     await wakeBy(this.ctx.storage, now);
-    this.indexOnce(run);
+    this.index.once(run);
     return statusOf(this.sql, ensureRun(this.sql, ref, now), now);
   }
 
@@ -253,18 +251,13 @@ export class RunLedger extends DurableObject<Env> {
     if (run === null) return;
     if (run.created_at === now) await this.alarms.created(run, now);
     this.alarms.appended(this.appended, this.ended);
-    this.indexOnce(run);
+    this.index.once(run);
   }
 
-  /**
-   * The run's row inside a write's transaction, created if new; the write also records that
-   * the run was indexed, when the index answered since the last write (so the mark costs no
-   * transaction of its own).
-   */
+  /** The run's row inside a write's transaction, created if new; the write carries the index mark. */
   private rowOf(ref: RunRef, now: number): RunRow {
     const run = ensureRun(this.sql, ref, now);
-    if (this.indexedAt !== null && run.indexed_at === null) markIndexed(this.sql, this.indexedAt);
-    this.indexedAt = null;
+    this.index.mark(this.sql, run);
     return run;
   }
 
@@ -277,23 +270,6 @@ export class RunLedger extends DurableObject<Env> {
   private scope(run: RunRow, now: number): LedgerScope {
     const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
     return { sql: this.sql, append, run, now };
-  }
-
-  /**
-   * Put the run in its tenant's index once; the instance remembers, and the run's next write
-   * marks its row (an instance that finds no mark indexes it again, which changes nothing). Not
-   * awaited: the tenant's object is shared by all its runs, so no call's answer waits on it.
-   */
-  private indexOnce(run: RunRow): void {
-    if (this.indexed !== false) return;
-    if (run.indexed_at !== null) {
-      this.indexed = true;
-      return;
-    }
-    this.indexed = registerRun(this.env, run).then((at) => {
-      this.indexed = at !== null;
-      this.indexedAt = at;
-    });
   }
 
   /**

@@ -1,7 +1,9 @@
 /**
  * Writing a run into its tenant's run index, once. The run's row remembers when it was
  * indexed, so the tenant's object is called on the run's first call only; a failed call
- * leaves the mark unset and the next call of the run tries again.
+ * leaves the mark unset and the next call of the run tries again. The mark rides on the run's
+ * next write, so it costs no transaction of its own; an object loaded again before any mark
+ * was written indexes the run once more, which changes nothing.
  */
 import { tenantLedgerOf } from "./address.ts";
 import type { RunRow } from "./views.ts";
@@ -11,7 +13,7 @@ import type { RunRow } from "./views.ts";
  * the tenant's object failed (the caller tries again later). Outside any transaction: a
  * decision never waits on another object.
  */
-export async function registerRun(
+async function registerRun(
   env: Env,
   run: Pick<RunRow, "tenant" | "run_id" | "created_at">,
 ): Promise<number | null> {
@@ -27,7 +29,41 @@ export async function registerRun(
   }
 }
 
-/** Record in the run's row that the tenant's index took it at `at`. */
-export function markIndexed(sql: SqlStorage, at: number): void {
-  sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", at);
+/** One RunLedger instance's side of the run index. */
+export class RunIndexing {
+  /** Whether this instance knows the run is in its tenant's index (a promise: writing it). */
+  private indexed: boolean | Promise<void> = false;
+  /** When the tenant's index took the run, until a write marks the run's row (null: nothing). */
+  private indexedAt: number | null = null;
+  private readonly env: Env;
+
+  // No parameter properties: Node's type stripping cannot run them.
+  constructor(env: Env) {
+    this.env = env;
+  }
+
+  /** Inside a write's transaction on row `run`: mark the row if the index answered since. */
+  mark(sql: SqlStorage, run: Pick<RunRow, "indexed_at">): void {
+    if (this.indexedAt !== null && run.indexed_at === null) {
+      sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", this.indexedAt);
+    }
+    this.indexedAt = null;
+  }
+
+  /**
+   * After a write: put the run in its tenant's index unless this instance or its row knows it
+   * is there. Not awaited: the tenant's object is shared by all its runs, so no call's answer
+   * waits on it.
+   */
+  once(run: RunRow): void {
+    if (this.indexed !== false) return;
+    if (run.indexed_at !== null) {
+      this.indexed = true;
+      return;
+    }
+    this.indexed = registerRun(this.env, run).then((at) => {
+      this.indexed = at !== null;
+      this.indexedAt = at;
+    });
+  }
 }
