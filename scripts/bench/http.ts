@@ -54,37 +54,52 @@ function rotating(
 /** Calls per run of each floor row: as many as the fence row it is the floor of makes. */
 const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3 };
 
+/** A floor request of `kind`, its run rotated as often as the fence row it is the floor of. */
+function floorRequest(prefix: string, kind: FloorKind): autocannon.Request {
+  let i = 0;
+  return {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    setupRequest: (req) => ({
+      ...req,
+      path: `/${kind}/${prefix}-${Math.floor(i++ / FLOOR_CALLS_PER_RUN[kind])}`,
+      body: NOOP,
+    }),
+  };
+}
+
+const FLOOR_NAMES: Record<FloorKind, string> = {
+  one: "floor: one insert (worker → object, 1 SQLite insert)",
+  two: "floor: two steps (2 sequential RPCs, 1 insert each)",
+  three: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
+};
+
 /** The floor worker's rows: one insert per request, and two and three sequential steps. */
 function floorScenarios(prefix: string): Scenario[] {
-  const steps = (kind: FloorKind): autocannon.Request => {
-    let i = 0;
-    return {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      setupRequest: (req) => ({
-        ...req,
-        path: `/${kind}/${prefix}-${Math.floor(i++ / FLOOR_CALLS_PER_RUN[kind])}`,
-        body: NOOP,
-      }),
-    };
-  };
-  return [
-    {
-      name: "floor: one insert (worker → object, 1 SQLite insert)",
-      server: "floor",
-      request: steps("one"),
-    },
-    {
-      name: "floor: two steps (2 sequential RPCs, 1 insert each)",
-      server: "floor",
-      request: steps("two"),
-    },
-    {
-      name: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
-      server: "floor",
-      request: steps("three"),
-    },
-  ];
+  return (["one", "two", "three"] as const).map((kind) => ({
+    name: FLOOR_NAMES[kind],
+    server: "floor",
+    request: floorRequest(`${prefix}-${kind}`, kind),
+  }));
+}
+
+/**
+ * The rows in the order they run: each fence row that has a floor right after its own run of
+ * that floor, so the two meet the same minute of a shared host. `pairs` maps the index of each
+ * such fence row to the index of its floor run.
+ */
+function withPairedFloors(list: Scenario[], prefix: string) {
+  const rows: Scenario[] = [];
+  const pairs = new Map<number, number>();
+  for (const s of list) {
+    if (s.floor !== undefined) {
+      pairs.set(rows.length + 1, rows.length);
+      const request = floorRequest(`${prefix}-pair${rows.length}`, s.floor);
+      rows.push({ name: `${FLOOR_NAMES[s.floor]}, beside ${s.name}`, server: "floor", request });
+    }
+    rows.push(s);
+  }
+  return { rows, pairs };
 }
 
 /** Tickets the comment row writes to, created before the rows run. */
@@ -284,20 +299,24 @@ const FLOOR_LABEL: Record<FloorKind, string> = {
   three: "three-step",
 };
 
-/** A row's CPU per call, and as a multiple of its floor's, as cells ("" when unknown). */
-function cpuCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
+/** The median over rounds of a row's figure over its paired floor's in the same round. */
+function pairedRatio(xs: number[], floors: number[]): number {
+  return median(xs.map((x, r) => x / (floors[r] ?? Number.NaN)));
+}
+
+/** A row's CPU per call, and as a multiple of its paired floor's, as cells ("" when unknown). */
+function cpuCells(f: Figures, floor: Figures | undefined): [string, string] {
   const cpu = median(f.cpu);
   if (!Number.isFinite(cpu)) return ["", ""];
-  const kind = f.scenario.floor;
-  const ratio = kind === undefined ? "" : `${(cpu / floors[kind]).toFixed(2)}x`;
+  const ratio = floor === undefined ? "" : `${pairedRatio(f.cpu, floor.cpu).toFixed(2)}x`;
   return [cpu.toFixed(2), ratio];
 }
 
-/** A row's ratio to its floor and the verdict on its target, as cells. */
-function floorCells(f: Figures, floors: Record<FloorKind, number>): [string, string] {
+/** A row's ratio to its paired floor and the verdict on its target, as cells. */
+function floorCells(f: Figures, floor: Figures | undefined): [string, string] {
   const kind = f.scenario.floor;
-  if (kind === undefined) return ["", ""];
-  const ratio = median(f.rps) / floors[kind];
+  if (kind === undefined || floor === undefined) return ["", ""];
+  const ratio = pairedRatio(f.rps, floor.rps);
   const target = f.scenario.target;
   const label = FLOOR_LABEL[kind];
   const verdict =
@@ -310,22 +329,27 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
   const duration = quick ? 2 : 6;
   const label = await cacheLabel(servers.fence, prefix);
   await seedTickets(servers.fence, prefix);
-  const figures = await measureRows(servers, scenarios(prefix, label), duration);
-  const rpsOf = (i: number) => median(figures[i]?.rps ?? [0]);
-  const cpuOf = (i: number) => median(figures[i]?.cpu ?? [Number.NaN]);
-  const bare = rpsOf(0);
-  const floors = { one: rpsOf(1), two: rpsOf(2), three: rpsOf(3) };
-  const cpuFloors = { one: cpuOf(1), two: cpuOf(2), three: cpuOf(3) };
-  const rows = figures.map((f) => [
-    f.scenario.name,
-    Math.round(median(f.rps)).toString(),
-    median(f.p50).toFixed(0),
-    Math.max(...f.p99).toFixed(0),
-    String(f.failed),
-    `${(median(f.rps) / bare).toFixed(2)}x`,
-    ...floorCells(f, floors),
-    ...cpuCells(f, cpuFloors),
-  ]);
+  const { rows: list, pairs } = withPairedFloors(scenarios(prefix, label), prefix);
+  const figures = await measureRows(servers, list, duration);
+  const bare = median(figures[0]?.rps ?? [0]);
+  const paired = new Set(pairs.values());
+  const rows = figures.flatMap((f, i) => {
+    if (paired.has(i)) return [];
+    const pair = pairs.get(i);
+    const floor = pair === undefined ? undefined : figures[pair];
+    return [
+      [
+        f.scenario.name,
+        Math.round(median(f.rps)).toString(),
+        median(f.p50).toFixed(0),
+        Math.max(...f.p99).toFixed(0),
+        String(f.failed),
+        `${(median(f.rps) / bare).toFixed(2)}x`,
+        ...floorCells(f, floor),
+        ...cpuCells(f, floor),
+      ],
+    ];
+  });
   const spread = (figures[0]?.rps ?? []).map((x) => Math.round(x)).join(" and ");
   return {
     title: "End to end through wrangler dev, against the floor",
@@ -339,12 +363,15 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
       "itself one durable write, as the demo tickets object is). Each floor row starts a new run as " +
       "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
-      "cap). The floor is what one durable record per call costs; the fence's rows are compared with " +
-      "the bare route and with the matching floor. The refused row's 400s are by design. Requests " +
-      "authenticate with the development key (no KV read). Latency in ms. CPU ms per call: the user and " +
-      "system time of the row's `wrangler dev` (its Node process and workerd, from /proc) over the calls " +
-      "it answered, which a busy host's steal moves less than req/s; CPU vs floor is that over the " +
-      "matching floor's (lower is better).",
+      "cap). The floor is what one durable record per call costs. Each fence row that has a floor runs " +
+      "right beside its own run of that floor, in every round (those runs are not listed; the floor " +
+      "rows above are the floors alone), and its ratios to the floor are the median over the rounds of " +
+      "the row over that adjacent floor run, so a slow minute of the shared host moves both sides of a " +
+      "ratio alike. The refused row's 400s are by design. Requests authenticate with the development " +
+      "key (no KV read). Latency in ms. CPU ms per call: the user and system time of the row's " +
+      "`wrangler dev` (its Node process and workerd, from /proc) over the calls it answered, which a " +
+      "busy host's steal moves less than req/s; CPU vs floor is that over the adjacent floor run's " +
+      "(lower is better).",
     head: [
       "route",
       "req/s",
