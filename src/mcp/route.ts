@@ -22,7 +22,6 @@ import { ok } from "../core/result.ts";
 import { decide } from "../http/calls.ts";
 import type { AppContext } from "../http/context.ts";
 import { MAX_BODY_BYTES } from "../http/limits.ts";
-import { isLocalDevelopment } from "../http/local-dev.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
 
@@ -93,7 +92,7 @@ function contextOf(c: AppContext, ref: RunRef): McpCallContext {
 function rebindingRefusal(c: AppContext): Response | undefined {
   const request = c.req.raw;
   const own = new URL(c.req.url).hostname;
-  const local = isLocalDevelopment(request.headers, c.req.url);
+  const local = c.get("local");
   const hosts = local ? localhostAllowedHostnames() : [own];
   return (
     (local ? hostHeaderValidationResponse(request, hosts) : undefined) ??
