@@ -123,10 +123,10 @@ export class RunLedger extends DurableObject<Env> {
   /** Open the run with limits tighter than its current ones (open-run.ts). */
   async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
-    const answer = this.ctx.storage.transactionSync(() =>
+    const { answer, run } = this.ctx.storage.transactionSync(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
-    await this.afterWrite(readRun(this.sql), now);
+    await this.afterWrite(run, now);
     return answer;
   }
 
@@ -254,7 +254,7 @@ export class RunLedger extends DurableObject<Env> {
     this.index.once(run);
   }
 
-  /** The run's row inside a write's transaction, created if new; the write carries the index mark. */
+  /** The run's row in a write's transaction, created if new; the write carries the index mark. */
   private rowOf(ref: RunRef, now: number): RunRow {
     const run = ensureRun(this.sql, ref, now);
     this.index.mark(this.sql, run);

@@ -9,23 +9,30 @@ import { FENCE } from "../fence.ts";
 import type { OpenAnswer, RunRef } from "./protocol.ts";
 import { ensureRun, readRun, runLimits, storeLimits } from "./run-row.ts";
 import { statusOf } from "./run-status.ts";
+import type { RunRow } from "./views.ts";
 
 /**
  * Open or tighten the run. Opening again with the same limits changes nothing; a field that
  * would loosen them is refused. Only an operator or the key that opened an existing run may
  * change its limits: any agent key of the tenant could otherwise starve another agent's run
- * (`allowed_tools: []`).
+ * (`allowed_tools: []`). Answers with the run's row as the transaction leaves it (null: a run
+ * never seen stays unseen), for the ledger's work after the write.
  */
 export function openRun(
   sql: SqlStorage,
   ref: RunRef,
   change: { override: LimitOverride; operator: boolean },
   now: number,
-): OpenAnswer {
+): { answer: OpenAnswer; run: RunRow | null } {
   const existing = readRun(sql);
   if (existing !== null && !change.operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
     const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
-    return { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null };
+    const answer = {
+      kind: "refuse",
+      refusal: refuse("forbidden_role", detail),
+      field: null,
+    } as const;
+    return { answer, run: existing };
   }
   const base = existing === null ? limitsFor(FENCE, ref.tenant) : runLimits(existing);
   const tightened = tighten(base, change.override, FENCE.policy.allowed_tools);
@@ -33,10 +40,13 @@ export function openRun(
     const { field, detail } = tightened.error;
     const whose = existing === null ? "the policy" : "the run's current limits";
     const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
-    return { kind: "refuse", refusal, field };
+    return { answer: { kind: "refuse", refusal, field }, run: existing };
   }
-  const run = existing ?? ensureRun(sql, ref, now, tightened.value);
+  const made = existing ?? ensureRun(sql, ref, now, tightened.value);
   if (existing !== null) storeLimits(sql, tightened.value);
-  const view = statusOf(sql, readRun(sql) ?? run, now);
-  return { kind: "opened", created: existing === null, view };
+  const run = readRun(sql) ?? made;
+  return {
+    answer: { kind: "opened", created: existing === null, view: statusOf(sql, run, now) },
+    run,
+  };
 }
