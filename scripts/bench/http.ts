@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
-import { groupCpuMs } from "./proc-cpu.ts";
+import { groupCpuMs, workerCpuMs } from "./proc-cpu.ts";
 import type { Table } from "./table.ts";
 
 /** Which floor a path is held against. */
@@ -215,6 +215,8 @@ interface Figures {
   p99: number[];
   /** CPU ms per call of the row's server (its whole process group), per round; NaN: unknown. */
   cpu: number[];
+  /** Of that, the workerd that runs the worker and its objects (proc-cpu.ts), per round. */
+  workerCpu: number[];
   failed: number;
 }
 
@@ -264,6 +266,7 @@ export async function measureRows(
     p50: [],
     p99: [],
     cpu: [],
+    workerCpu: [],
     failed: 0,
   }));
   for (let round = 0; round < ROUNDS; round++) {
@@ -273,7 +276,9 @@ export async function measureRows(
     for (const f of order) {
       const url = servers[f.scenario.server];
       const group = servers.groups?.[f.scenario.server] ?? null;
+      const port = Number(new URL(url).port);
       const cpuBefore = group === null ? null : groupCpuMs(group);
+      const workerBefore = group === null ? null : workerCpuMs(group, port);
       const r = await autocannon({
         url,
         connections: CONNECTIONS,
@@ -284,8 +289,9 @@ export async function measureRows(
       f.p50.push(r.latency.p50);
       f.p99.push(r.latency.p99);
       const cpuAfter = group === null ? null : groupCpuMs(group);
-      const spent = cpuBefore === null || cpuAfter === null ? Number.NaN : cpuAfter - cpuBefore;
-      f.cpu.push(spent / r.requests.total);
+      const workerAfter = group === null ? null : workerCpuMs(group, port);
+      f.cpu.push(spentPerCall(cpuBefore, cpuAfter, r.requests.total));
+      f.workerCpu.push(spentPerCall(workerBefore, workerAfter, r.requests.total));
       f.failed += r.non2xx + r.errors + r.timeouts;
       process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
@@ -304,12 +310,26 @@ function pairedRatio(xs: number[], floors: number[]): number {
   return median(xs.map((x, r) => x / (floors[r] ?? Number.NaN)));
 }
 
-/** A row's CPU per call, and as a multiple of its paired floor's, as cells ("" when unknown). */
+/** CPU ms per call between two readings; NaN when either is unknown. */
+function spentPerCall(before: number | null, after: number | null, calls: number): number {
+  return before === null || after === null ? Number.NaN : (after - before) / calls;
+}
+
+/**
+ * A row's CPU per call, all of its server and its worker's workerd alone ("all / worker"), and
+ * each as a multiple of its paired floor's, as cells ("" when unknown).
+ */
 function cpuCells(f: Figures, floor: Figures | undefined): [string, string] {
-  const cpu = median(f.cpu);
-  if (!Number.isFinite(cpu)) return ["", ""];
-  const ratio = floor === undefined ? "" : `${pairedRatio(f.cpu, floor.cpu).toFixed(2)}x`;
-  return [cpu.toFixed(2), ratio];
+  const both = (one: (xs: number[], floors: number[]) => string) =>
+    [one(f.cpu, floor?.cpu ?? []), one(f.workerCpu, floor?.workerCpu ?? [])]
+      .filter((cell) => cell !== "")
+      .join(" / ");
+  const perCall = (xs: number[]) => (Number.isFinite(median(xs)) ? median(xs).toFixed(2) : "");
+  const ratio = (xs: number[], floors: number[]) => {
+    const r = floor === undefined ? Number.NaN : pairedRatio(xs, floors);
+    return Number.isFinite(r) ? `${r.toFixed(2)}x` : "";
+  };
+  return [both(perCall), both(ratio)];
 }
 
 /** A row's ratio to its paired floor and the verdict on its target, as cells. */
@@ -370,8 +390,10 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "ratio alike. The refused row's 400s are by design. Requests authenticate with the development " +
       "key (no KV read). Latency in ms. CPU ms per call: the user and system time of the row's " +
       "`wrangler dev` (its Node process and workerd, from /proc) over the calls it answered, which a " +
-      "busy host's steal moves less than req/s; CPU vs floor is that over the adjacent floor run's " +
-      "(lower is better).",
+      "busy host's steal moves less than req/s, then after the slash the part of it spent by the " +
+      "workerd that runs the worker and its objects (wrangler dev puts a second workerd in front, " +
+      "which only forwards each request and costs every row about the same); CPU vs floor is each " +
+      "over the adjacent floor run's (lower is better).",
     head: [
       "route",
       "req/s",
@@ -381,8 +403,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "vs bare",
       "vs floor",
       "target",
-      "CPU ms/call",
-      "CPU vs floor",
+      "CPU ms/call (all / worker)",
+      "CPU vs floor (all / worker)",
     ],
     rows,
   };
