@@ -392,7 +392,7 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "`wrangler dev` (its Node process and workerd, from /proc) over the calls it answered, which a " +
       "busy host's steal moves less than req/s, then after the slash the part of it spent by the " +
       "workerd that runs the worker and its objects (wrangler dev puts a second workerd in front, " +
-      "which only forwards each request and costs every row about the same); CPU vs floor is each " +
+      "which only forwards each request, at a like cost for a row and its floor); CPU vs floor is each " +
       "over the adjacent floor run's (lower is better).",
     head: [
       "route",
