@@ -1,6 +1,6 @@
 import autocannon from "autocannon";
 import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
-import { groupCpuMs, workerCpuMs } from "./proc-cpu.ts";
+import { type CpuReading, readCpu } from "./proc-cpu.ts";
 import type { Table } from "./table.ts";
 
 /** Which floor a path is held against. */
@@ -277,8 +277,7 @@ export async function measureRows(
       const url = servers[f.scenario.server];
       const group = servers.groups?.[f.scenario.server] ?? null;
       const port = Number(new URL(url).port);
-      const cpuBefore = group === null ? null : groupCpuMs(group);
-      const workerBefore = group === null ? null : workerCpuMs(group, port);
+      const before = group === null ? null : readCpu(group, port);
       const r = await autocannon({
         url,
         connections: CONNECTIONS,
@@ -288,10 +287,10 @@ export async function measureRows(
       f.rps.push(r.requests.average);
       f.p50.push(r.latency.p50);
       f.p99.push(r.latency.p99);
-      const cpuAfter = group === null ? null : groupCpuMs(group);
-      const workerAfter = group === null ? null : workerCpuMs(group, port);
-      f.cpu.push(spentPerCall(cpuBefore, cpuAfter, r.requests.total));
-      f.workerCpu.push(spentPerCall(workerBefore, workerAfter, r.requests.total));
+      const after = group === null ? null : readCpu(group, port);
+      const calls = r.requests.total;
+      f.cpu.push(spentPerCall(before?.group ?? null, after?.group ?? null, calls));
+      f.workerCpu.push(spentPerCall(before?.worker ?? null, after?.worker ?? null, calls));
       f.failed += r.non2xx + r.errors + r.timeouts;
       process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
@@ -311,9 +310,12 @@ function pairedRatio(xs: number[], floors: number[]): number {
 }
 
 /** CPU ms per call between two readings; NaN when either is unknown. */
-function spentPerCall(before: number | null, after: number | null, calls: number): number {
+function spentPerCall(before: Reading, after: Reading, calls: number): number {
   return before === null || after === null ? Number.NaN : (after - before) / calls;
 }
+
+/** One figure of a CPU reading, or null when there is none. */
+type Reading = CpuReading[keyof CpuReading];
 
 /**
  * A row's CPU per call, all of its server and its worker's workerd alone ("all / worker"), and
@@ -324,7 +326,10 @@ function cpuCells(f: Figures, floor: Figures | undefined): [string, string] {
     [one(f.cpu, floor?.cpu ?? []), one(f.workerCpu, floor?.workerCpu ?? [])]
       .filter((cell) => cell !== "")
       .join(" / ");
-  const perCall = (xs: number[]) => (Number.isFinite(median(xs)) ? median(xs).toFixed(2) : "");
+  const perCall = (xs: number[]) => {
+    const m = median(xs);
+    return Number.isFinite(m) ? m.toFixed(2) : "";
+  };
   const ratio = (xs: number[], floors: number[]) => {
     const r = floor === undefined ? Number.NaN : pairedRatio(xs, floors);
     return Number.isFinite(r) ? `${r.toFixed(2)}x` : "";

@@ -52,23 +52,29 @@ function groupProcesses(pgid: number): GroupProcess[] | null {
 
 const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_S;
 
-/** CPU ms (user + system) of every live process in group `pgid`, or null without /proc. */
-export function groupCpuMs(pgid: number): number | null {
-  const all = groupProcesses(pgid);
-  return all === null ? null : ms(all.reduce((t, p) => t + p.ticks, 0));
+/** CPU ms (user + system) spent so far by a `wrangler dev`'s processes. */
+export interface CpuReading {
+  /** Every live process of its group: its Node process and its workerd. */
+  group: number;
+  /** The workerd that runs the worker and its Durable Objects; null if it cannot be told. */
+  worker: number | null;
 }
 
 /**
- * CPU ms of the workerd in group `pgid` that runs the worker and its Durable Objects, or null.
- * `wrangler dev` starts two: one listens on the dev server's `port` and forwards each request
- * to the other, which runs the code. The one not listening on `port` is counted (the only one,
- * if there is one).
+ * The CPU of process group `pgid`, a `wrangler dev` serving on `port`, or null without /proc.
+ * `wrangler dev` starts two workerd: one listens on `port` and forwards each request to the
+ * other, which runs the code. The worker's is the one not listening on `port` (the only one, if
+ * there is one).
  */
-export function workerCpuMs(pgid: number, port: number): number | null {
+export function readCpu(pgid: number, port: number): CpuReading | null {
   const all = groupProcesses(pgid);
   if (all === null) return null;
   const workerds = all.filter((p) => /(^|\/)workerd$/.test(p.command[0] ?? ""));
   const listens = (p: GroupProcess) => p.command.some((a) => a.endsWith(`:${port}`));
   const runs = workerds.length > 1 ? workerds.filter((p) => !listens(p)) : workerds;
-  return runs.length === 1 ? ms(runs[0]?.ticks ?? 0) : null;
+  const [worker] = runs;
+  return {
+    group: ms(all.reduce((t, p) => t + p.ticks, 0)),
+    worker: runs.length === 1 && worker !== undefined ? ms(worker.ticks) : null,
+  };
 }
