@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick]`: what the fence costs, as figures, never as assertions.
  * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
- * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it.
+ * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
+ * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and its floor.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -10,6 +11,7 @@ import { benchChain } from "./bench/chain.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp, FLOOR_CONFIG } from "./bench/http.ts";
+import { benchProfile } from "./bench/profile.ts";
 import { benchScale } from "./bench/scale.ts";
 import { benchState, DISK_STATE } from "./bench/state.ts";
 import { markdown, plain, type Table } from "./bench/table.ts";
@@ -83,8 +85,30 @@ async function scale(): Promise<void> {
   }
 }
 
+/** The CPU profiles alone, against a fresh fence and floor; printed, not written. */
+async function profile(): Promise<void> {
+  process.stderr.write("starting wrangler dev: the fence and the floor…\n");
+  mkdirSync(DISK_STATE, { recursive: true });
+  const fence = await startDev(
+    { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY },
+    { stateRoot: DISK_STATE },
+  );
+  try {
+    const floor = await startDev({}, { stateRoot: DISK_STATE, config: FLOOR_CONFIG });
+    try {
+      const tables = await benchProfile({ fence, floor }, quick);
+      process.stdout.write(`\n${tables.map(plain).join("\n")}\n${machine()}\n`);
+    } finally {
+      floor.stop();
+    }
+  } finally {
+    fence.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes("--scale")) return scale();
+  if (process.argv.includes("--profile")) return profile();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);

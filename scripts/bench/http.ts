@@ -21,7 +21,7 @@ interface Scenario {
 }
 
 const JSON_HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" };
-const NOOP = JSON.stringify({ tool: "noop", args: {} });
+export const NOOP = JSON.stringify({ tool: "noop", args: {} });
 const REPEATED_READ = JSON.stringify({
   tool: "fetch_service_logs",
   args: { service: "checkout", window: "5m" },
@@ -31,7 +31,7 @@ const REPEATED_READ = JSON.stringify({
  * A request whose run (and body) change per request: a run may make 20 paid calls and
  * 3 mutations (contracts/policy.json), so a load rotates runs before it hits the brakes.
  */
-function rotating(
+export function rotating(
   prefix: string,
   callsPerRun: number,
   body: (i: number) => string,
@@ -55,7 +55,7 @@ function rotating(
 const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3 };
 
 /** A floor request of `kind`, its run rotated as often as the fence row it is the floor of. */
-function floorRequest(prefix: string, kind: FloorKind): autocannon.Request {
+export function floorRequest(prefix: string, kind: FloorKind): autocannon.Request {
   let i = 0;
   return {
     method: "POST",

@@ -10,6 +10,8 @@ export interface DevServer {
   url: string;
   /** Its process group (wrangler's Node process and its workerd), or null if none started. */
   group: number | null;
+  /** The port of its inspector (the DevTools protocol, for the worker's workerd). */
+  inspector: number;
   /** Stop it (its whole process group) and drop its state. */
   stop: () => void;
 }
@@ -73,7 +75,8 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   const state = mkdtempSync(join(options.stateRoot ?? tmpdir(), "toolfence-bench-"));
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
   // Two servers may run at once (the fence and the bench's floor): each its own inspector.
-  args.push("--inspector-port", String(await freePort()));
+  const inspector = await freePort();
+  args.push("--inspector-port", String(inspector));
   if (options.config !== undefined) args.push("--config", options.config);
   args.push("--log-level", "warn");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
@@ -101,5 +104,5 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
     stop();
     throw e;
   }
-  return { url, group: child.pid ?? null, stop };
+  return { url, group: child.pid ?? null, inspector, stop };
 }

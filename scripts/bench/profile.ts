@@ -1,0 +1,227 @@
+/**
+ * `npm run bench -- --profile`: where a call's time goes inside the workerd that runs the code,
+ * read from V8's sampling profiler over the inspector `wrangler dev` opens. That workerd runs
+ * the worker and its Durable Objects on one thread, SQLite included, so its busy time per call
+ * is what req/s follows under load. The fence's `noop` row and the one-insert floor's are
+ * profiled under the same load, alternated over rounds; printed, not written to BENCHMARKS.md.
+ */
+import autocannon from "autocannon";
+import type { DevServer } from "../lib/dev-server.ts";
+import { floorRequest, NOOP, rotating } from "./http.ts";
+import type { Table } from "./table.ts";
+
+/** A node of a V8 CPU profile (the inspector's `Profiler.Profile`). */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** A V8 CPU profile: the call tree, and which node ran at each sample, µs apart. */
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Samples every 100 µs: fine enough for parts of a 2 ms call, coarse enough not to slow it. */
+const SAMPLING_US = 100;
+const CONNECTIONS = 8;
+
+/** A DevTools protocol session with one inspector target. */
+class Inspector {
+  private next = 0;
+  private readonly waiting = new Map<number, (result: unknown) => void>();
+
+  private readonly socket: WebSocket;
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+      if (message.id === undefined) return;
+      this.waiting.get(message.id)?.(message.result);
+      this.waiting.delete(message.id);
+    });
+  }
+
+  /** Attach to the first target of the inspector on `port` (wrangler's: the worker). */
+  static async attach(port: number): Promise<Inspector> {
+    const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as {
+      webSocketDebuggerUrl: string;
+    }[];
+    const url = targets[0]?.webSocketDebuggerUrl;
+    if (url === undefined) throw new Error(`no inspector target on port ${port}`);
+    // wrangler's inspector proxy refuses a connection without a local Origin.
+    const init = { headers: { Origin: `http://127.0.0.1:${port}` } };
+    const socket = new WebSocket(url, init as unknown as string[]);
+    await new Promise((resolve, reject) => {
+      socket.addEventListener("open", resolve);
+      socket.addEventListener("error", () => reject(new Error(`inspector ${url} refused`)));
+    });
+    return new Inspector(socket);
+  }
+
+  send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const id = ++this.next;
+    return new Promise((resolve) => {
+      this.waiting.set(id, (result) => resolve(result as T));
+      this.socket.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** `request` against `server` for `seconds`, profiled after a warm-up: calls and the profile. */
+async function profileLoad(
+  server: DevServer,
+  request: autocannon.Request,
+  seconds: number,
+): Promise<{ calls: number; profile: CpuProfile }> {
+  const load = (duration: number) =>
+    autocannon({ url: server.url, connections: CONNECTIONS, duration, requests: [request] });
+  await load(2);
+  const inspector = await Inspector.attach(server.inspector);
+  try {
+    await inspector.send("Profiler.enable");
+    await inspector.send("Profiler.setSamplingInterval", { interval: SAMPLING_US });
+    await inspector.send("Profiler.start");
+    const result = await load(seconds);
+    const { profile } = await inspector.send<{ profile: CpuProfile }>("Profiler.stop");
+    return { calls: result.requests.total, profile };
+  } finally {
+    inspector.close();
+  }
+}
+
+/** What V8 names the time no JavaScript ran: nothing to do, its own work, collecting garbage. */
+const IDLE = "(idle)";
+const OVERHEAD = new Set(["(program)", "(garbage collector)"]);
+
+/** Sampled µs per function ("name file:line"), by the function that was running. */
+function selfTimes(profile: CpuProfile): Map<string, number> {
+  const label = new Map(
+    profile.nodes.map((n) => {
+      const { functionName, url, lineNumber } = n.callFrame;
+      const file = url.split("/").pop() ?? "";
+      return [
+        n.id,
+        file === ""
+          ? functionName || "(anonymous)"
+          : `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`,
+      ];
+    }),
+  );
+  const out = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const name = label.get(id) ?? "(unknown)";
+    out.set(name, (out.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return out;
+}
+
+/** One row's profiles over the rounds: calls and sampled µs per function, summed. */
+interface Profiled {
+  name: string;
+  /** Busy ms per call in each round. */
+  busy: number[];
+  calls: number;
+  self: Map<string, number>;
+}
+
+/** Every sample but idle, in µs. */
+function busyUs(self: Map<string, number>): number {
+  let us = 0;
+  for (const [fn, t] of self) if (fn !== IDLE) us += t;
+  return us;
+}
+
+function add(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [fn, us] of from) into.set(fn, (into.get(fn) ?? 0) + us);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** The functions with the most self time per call, idle and V8's own work left out. */
+function topFunctions(p: Profiled, n: number): [string, number][] {
+  return [...p.self]
+    .filter(([fn]) => fn !== IDLE && !OVERHEAD.has(fn))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([fn, us]) => [fn, us / 1000 / p.calls]);
+}
+
+/** Rounds of profiles of the `noop` and the one-insert floor, alternated: two tables. */
+export async function benchProfile(
+  servers: { fence: DevServer; floor: DevServer },
+  quick: boolean,
+): Promise<Table[]> {
+  const seconds = quick ? 3 : 8;
+  const rounds = quick ? 1 : 3;
+  const prefix = `profile-${Date.now().toString(36)}`;
+  const rows = [
+    { name: "floor: one insert", server: servers.floor, request: floorRequest(prefix, "one") },
+    {
+      name: "noop call",
+      server: servers.fence,
+      request: rotating(`${prefix}-noop`, 20, () => NOOP),
+    },
+  ];
+  const profiled: Profiled[] = rows.map((r) => ({
+    name: r.name,
+    busy: [],
+    calls: 0,
+    self: new Map(),
+  }));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const i of order) {
+      const row = rows[i];
+      const into = profiled[i];
+      if (row === undefined || into === undefined) continue;
+      process.stderr.write(`  profiling ${row.name}, round ${round + 1}…\n`);
+      const { calls, profile } = await profileLoad(row.server, row.request, seconds);
+      const self = selfTimes(profile);
+      into.busy.push(busyUs(self) / 1000 / calls);
+      into.calls += calls;
+      add(into.self, self);
+    }
+  }
+  const floorBusy = median(profiled[0]?.busy ?? []);
+  const perCall = (p: Profiled, fns: (fn: string) => boolean) =>
+    [...p.self].filter(([fn]) => fns(fn)).reduce((t, [, us]) => t + us, 0) / 1000 / p.calls;
+  const busy: Table = {
+    title: "CPU profile of the workerd that runs the code: busy time per call",
+    note:
+      `V8's sampling profiler (every ${SAMPLING_US} µs) over wrangler dev's inspector, ${rounds} round(s) ` +
+      `of ${seconds} s of autocannon (${CONNECTIONS} connections) per row after a 2 s warm-up, the rows ` +
+      "alternated. Busy = every sample but idle: JavaScript, the native calls it makes (SQLite included) " +
+      "and V8's own work (program, garbage collection), which the worker and its objects share on one " +
+      "thread; the median round, each round's in brackets. A sample's time is wall time, so time the " +
+      "host steals from the thread counts as busy: compare rows of one run.",
+    head: ["row", "calls", "busy ms/call", "of which V8 ms/call", "idle ms/call", "busy vs floor"],
+    rows: profiled.map((p) => [
+      p.name,
+      String(p.calls),
+      `${median(p.busy).toFixed(2)} (${p.busy.map((b) => b.toFixed(2)).join(", ")})`,
+      perCall(p, (fn) => OVERHEAD.has(fn)).toFixed(2),
+      perCall(p, (fn) => fn === IDLE).toFixed(2),
+      `${(median(p.busy) / floorBusy).toFixed(2)}x`,
+    ]),
+  };
+  const functions: Table = {
+    title: "Where the busy time goes: self time per call, the top functions of each row",
+    note:
+      "Self time over all rounds: the samples in which the function itself was running (a native call " +
+      "it makes, such as an RPC, SQLite's exec or a body read, counts as its own frame or as its " +
+      "caller's). Files: the fence's bundle (index.js) or the floor's (worker.js), as wrangler builds them.",
+    head: ["row", "function", "ms/call"],
+    rows: profiled.flatMap((p) =>
+      topFunctions(p, 15).map(([fn, ms]) => [p.name, fn, ms.toFixed(3)]),
+    ),
+  };
+  return [busy, functions];
+}
