@@ -4,19 +4,18 @@
  * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
  * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and its floor.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
 import { benchChain } from "./bench/chain.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
-import { benchHttp, FLOOR_CONFIG } from "./bench/http.ts";
+import { benchHttp } from "./bench/http.ts";
 import { benchProfile } from "./bench/profile.ts";
 import { benchScale } from "./bench/scale.ts";
+import { startFence, withFenceAndFloor } from "./bench/servers.ts";
 import { benchState, DISK_STATE } from "./bench/state.ts";
 import { markdown, plain, type Table } from "./bench/table.ts";
-import { startDev } from "./lib/dev-server.ts";
-import { DEFAULT_KEY } from "./lib/target.ts";
 
 const quick = process.argv.includes("--quick");
 const growthFlag = process.argv.find((a) => a.startsWith("--growth="));
@@ -73,11 +72,7 @@ function show(tables: Table[], t: Table): void {
 /** The load simulation alone, against a fresh fence; printed, not written to BENCHMARKS.md. */
 async function scale(): Promise<void> {
   process.stderr.write("starting wrangler dev…\n");
-  mkdirSync(DISK_STATE, { recursive: true });
-  const dev = await startDev(
-    { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY },
-    { stateRoot: DISK_STATE },
-  );
+  const dev = await startFence(DISK_STATE);
   try {
     process.stdout.write(`\n${plain(await benchScale(dev.url, quick))}\n${machine()}\n`);
   } finally {
@@ -88,22 +83,10 @@ async function scale(): Promise<void> {
 /** The CPU profiles alone, against a fresh fence and floor; printed, not written. */
 async function profile(): Promise<void> {
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");
-  mkdirSync(DISK_STATE, { recursive: true });
-  const fence = await startDev(
-    { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY },
-    { stateRoot: DISK_STATE },
+  const tables = await withFenceAndFloor(DISK_STATE, (fence, floor) =>
+    benchProfile({ fence, floor }, quick),
   );
-  try {
-    const floor = await startDev({}, { stateRoot: DISK_STATE, config: FLOOR_CONFIG });
-    try {
-      const tables = await benchProfile({ fence, floor }, quick);
-      process.stdout.write(`\n${tables.map(plain).join("\n")}\n${machine()}\n`);
-    } finally {
-      floor.stop();
-    }
-  } finally {
-    fence.stop();
-  }
+  process.stdout.write(`\n${tables.map(plain).join("\n")}\n${machine()}\n`);
 }
 
 async function main(): Promise<void> {
@@ -117,32 +100,23 @@ async function main(): Promise<void> {
   process.stderr.write("bundle and startup…\n");
   show(tables, benchBundle());
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");
-  mkdirSync(DISK_STATE, { recursive: true });
-  const vars = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
-  const dev = await startDev(vars, { stateRoot: DISK_STATE });
-  const floor = await startDev({}, { stateRoot: DISK_STATE, config: FLOOR_CONFIG }).catch((e) => {
-    dev.stop();
-    throw e;
+  await withFenceAndFloor(DISK_STATE, async (dev, floor) => {
+    const interrupted = () => {
+      floor.stop();
+      dev.stop();
+      process.exit(130);
+    };
+    process.once("SIGINT", interrupted);
+    try {
+      process.stderr.write("end to end…\n");
+      const groups = { fence: dev.group, floor: floor.group };
+      show(tables, await benchHttp({ fence: dev.url, floor: floor.url, groups }, quick));
+      process.stderr.write("growth…\n");
+      show(tables, await benchGrowth(dev.url, growth, quick));
+    } finally {
+      process.off("SIGINT", interrupted);
+    }
   });
-  const stopBoth = () => {
-    floor.stop();
-    dev.stop();
-  };
-  const stop = () => {
-    stopBoth();
-    process.exit(130);
-  };
-  process.once("SIGINT", stop);
-  try {
-    process.stderr.write("end to end…\n");
-    const groups = { fence: dev.group, floor: floor.group };
-    show(tables, await benchHttp({ fence: dev.url, floor: floor.url, groups }, quick));
-    process.stderr.write("growth…\n");
-    show(tables, await benchGrowth(dev.url, growth, quick));
-  } finally {
-    process.off("SIGINT", stop);
-    stopBoth();
-  }
   process.stderr.write("state on disk and on tmpfs…\n");
   const state = await benchState(quick);
   if (state !== null) show(tables, state);

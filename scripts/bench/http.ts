@@ -223,9 +223,6 @@ interface Figures {
 /** A table row's cells. */
 export type Row = string[];
 
-/** The floor worker's wrangler config, for `startDev`. */
-export const FLOOR_CONFIG = "scripts/bench/floor/wrangler.toml";
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The middle value (the mean of the two middle ones for an even count). */

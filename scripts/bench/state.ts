@@ -3,32 +3,19 @@
  * (`/dev/shm`, memory). The same rows run against a fence and a floor worker on each, so a
  * reader can tell the local fsync cost from the design's: what the two share is the platform.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { startDev } from "../lib/dev-server.ts";
-import { DEFAULT_KEY } from "../lib/target.ts";
-import { FLOOR_CONFIG, ROUNDS, type Row, stateRows } from "./http.ts";
+import { existsSync } from "node:fs";
+import { ROUNDS, type Row, stateRows } from "./http.ts";
+import { withFenceAndFloor } from "./servers.ts";
 import type { Table } from "./table.ts";
 
 /** The on-disk state folder of the bench: inside the checkout, which is on disk. */
 export const DISK_STATE = ".wrangler/bench-state";
 const TMPFS = "/dev/shm";
 
-async function onStorage(root: string, duration: number): Promise<Map<string, number>> {
-  mkdirSync(root, { recursive: true });
-  const fence = await startDev(
-    { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY },
-    { stateRoot: root },
+function onStorage(root: string, duration: number): Promise<Map<string, number>> {
+  return withFenceAndFloor(root, (fence, floor) =>
+    stateRows({ fence: fence.url, floor: floor.url }, duration),
   );
-  try {
-    const floor = await startDev({}, { stateRoot: root, config: FLOOR_CONFIG });
-    try {
-      return await stateRows({ fence: fence.url, floor: floor.url }, duration);
-    } finally {
-      floor.stop();
-    }
-  } finally {
-    fence.stop();
-  }
 }
 
 export async function benchState(quick: boolean): Promise<Table | null> {
