@@ -31,17 +31,30 @@ const CONNECTIONS = 8;
 /** A DevTools protocol session with one inspector target. */
 class Inspector {
   private next = 0;
-  private readonly waiting = new Map<number, (result: unknown) => void>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (r: unknown) => void; reject: (e: Error) => void }
+  >();
 
   private readonly socket: WebSocket;
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
     socket.addEventListener("message", (event) => {
-      const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-      if (message.id === undefined) return;
-      this.waiting.get(message.id)?.(message.result);
+      const message = JSON.parse(String(event.data)) as {
+        id?: number;
+        result?: unknown;
+        error?: { message: string };
+      };
+      const waiting = message.id === undefined ? undefined : this.waiting.get(message.id);
+      if (waiting === undefined || message.id === undefined) return;
       this.waiting.delete(message.id);
+      if (message.error === undefined) waiting.resolve(message.result);
+      else waiting.reject(new Error(`inspector: ${message.error.message}`));
+    });
+    socket.addEventListener("close", () => {
+      for (const { reject } of this.waiting.values()) reject(new Error("inspector closed"));
+      this.waiting.clear();
     });
   }
 
@@ -52,7 +65,8 @@ class Inspector {
     }[];
     const url = targets[0]?.webSocketDebuggerUrl;
     if (url === undefined) throw new Error(`no inspector target on port ${port}`);
-    // wrangler's inspector proxy refuses a connection without a local Origin.
+    // wrangler's inspector proxy refuses a connection without a local Origin; Node's WebSocket
+    // (undici) takes request headers in its second argument, which the DOM's type does not know.
     const init = { headers: { Origin: `http://127.0.0.1:${port}` } };
     const socket = new WebSocket(url, init as unknown as string[]);
     await new Promise((resolve, reject) => {
@@ -64,8 +78,8 @@ class Inspector {
 
   send<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const id = ++this.next;
-    return new Promise((resolve) => {
-      this.waiting.set(id, (result) => resolve(result as T));
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve: (result) => resolve(result as T), reject });
       this.socket.send(JSON.stringify({ id, method, params }));
     });
   }
