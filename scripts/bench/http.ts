@@ -226,7 +226,7 @@ export type Row = string[];
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The middle value (the mean of the two middle ones for an even count). */
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[mid] ?? Number.NaN) : mean(s.slice(mid - 1, mid + 1));

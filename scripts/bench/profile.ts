@@ -7,7 +7,7 @@
  */
 import autocannon from "autocannon";
 import type { DevServer } from "../lib/dev-server.ts";
-import { floorRequest, NOOP, rotating } from "./http.ts";
+import { floorRequest, median, NOOP, rotating } from "./http.ts";
 import type { Table } from "./table.ts";
 
 /** A node of a V8 CPU profile (the inspector's `Profiler.Profile`). */
@@ -146,18 +146,18 @@ interface Profiled {
   self: Map<string, number>;
 }
 
-/** Every sample but idle, in µs. */
-function busyUs(self: Map<string, number>): number {
+/** The µs of the functions `keep` picks. */
+function sumUs(self: Map<string, number>, keep: (fn: string) => boolean): number {
   let us = 0;
-  for (const [fn, t] of self) if (fn !== IDLE) us += t;
+  for (const [fn, t] of self) if (keep(fn)) us += t;
   return us;
 }
+
+const notIdle = (fn: string) => fn !== IDLE;
 
 function add(into: Map<string, number>, from: Map<string, number>): void {
   for (const [fn, us] of from) into.set(fn, (into.get(fn) ?? 0) + us);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** The functions with the most self time per call, idle and V8's own work left out. */
 function topFunctions(p: Profiled, n: number): [string, number][] {
@@ -199,14 +199,14 @@ export async function benchProfile(
       process.stderr.write(`  profiling ${row.name}, round ${round + 1}…\n`);
       const { calls, profile } = await profileLoad(row.server, row.request, seconds);
       const self = selfTimes(profile);
-      into.busy.push(busyUs(self) / 1000 / calls);
+      into.busy.push(sumUs(self, notIdle) / 1000 / calls);
       into.calls += calls;
       add(into.self, self);
     }
   }
   const floorBusy = median(profiled[0]?.busy ?? []);
-  const perCall = (p: Profiled, fns: (fn: string) => boolean) =>
-    [...p.self].filter(([fn]) => fns(fn)).reduce((t, [, us]) => t + us, 0) / 1000 / p.calls;
+  const perCall = (p: Profiled, keep: (fn: string) => boolean) =>
+    sumUs(p.self, keep) / 1000 / p.calls;
   const busy: Table = {
     title: "CPU profile of the workerd that runs the code: busy time per call",
     note:
@@ -214,8 +214,9 @@ export async function benchProfile(
       `of ${seconds} s of autocannon (${CONNECTIONS} connections) per row after a 2 s warm-up, the rows ` +
       "alternated. Busy = every sample but idle: JavaScript, the native calls it makes (SQLite included) " +
       "and V8's own work (program, garbage collection), which the worker and its objects share on one " +
-      "thread; the median round, each round's in brackets. A sample's time is wall time, so time the " +
-      "host steals from the thread counts as busy: compare rows of one run.",
+      "thread: the median round, each round's in brackets; V8's own and idle: over all rounds. A " +
+      "sample's time is wall time, so time the host steals from the thread counts as busy: compare " +
+      "rows of one run.",
     head: ["row", "calls", "busy ms/call", "of which V8 ms/call", "idle ms/call", "busy vs floor"],
     rows: profiled.map((p) => [
       p.name,
