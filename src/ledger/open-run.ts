@@ -27,12 +27,10 @@ export function openRun(
   const existing = readRun(sql);
   if (existing !== null && !change.operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
     const detail = `Only an operator or the key that opened run ${ref.runId} may change its limits.`;
-    const answer = {
-      kind: "refuse",
-      refusal: refuse("forbidden_role", detail),
-      field: null,
-    } as const;
-    return { answer, run: existing };
+    return {
+      answer: { kind: "refuse", refusal: refuse("forbidden_role", detail), field: null },
+      run: existing,
+    };
   }
   const base = existing === null ? limitsFor(FENCE, ref.tenant) : runLimits(existing);
   const tightened = tighten(base, change.override, FENCE.policy.allowed_tools);
