@@ -285,9 +285,13 @@ export async function measureRows(
       f.p50.push(r.latency.p50);
       f.p99.push(r.latency.p99);
       const after = group === null ? null : readCpu(group, port);
-      const calls = r.requests.total;
-      f.cpu.push(spentPerCall(before?.group ?? null, after?.group ?? null, calls));
-      f.workerCpu.push(spentPerCall(before?.worker ?? null, after?.worker ?? null, calls));
+      // CPU ms per call between the two readings; NaN when either is unknown.
+      const spent = (k: keyof CpuReading) => {
+        const [a, b] = [before?.[k] ?? null, after?.[k] ?? null];
+        return a === null || b === null ? Number.NaN : (b - a) / r.requests.total;
+      };
+      f.cpu.push(spent("group"));
+      f.workerCpu.push(spent("worker"));
       f.failed += r.non2xx + r.errors + r.timeouts;
       process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
@@ -306,32 +310,22 @@ function pairedRatio(xs: number[], floors: number[]): number {
   return median(xs.map((x, r) => x / (floors[r] ?? Number.NaN)));
 }
 
-/** CPU ms per call between two readings; NaN when either is unknown. */
-function spentPerCall(before: Reading, after: Reading, calls: number): number {
-  return before === null || after === null ? Number.NaN : (after - before) / calls;
-}
-
-/** One figure of a CPU reading, or null when there is none. */
-type Reading = CpuReading[keyof CpuReading];
-
 /**
  * A row's CPU per call, all of its server and its worker's workerd alone ("all / worker"), and
  * each as a multiple of its paired floor's, as cells ("" when unknown).
  */
 function cpuCells(f: Figures, floor: Figures | undefined): [string, string] {
-  const both = (one: (xs: number[], floors: number[]) => string) =>
-    [one(f.cpu, floor?.cpu ?? []), one(f.workerCpu, floor?.workerCpu ?? [])]
-      .filter((cell) => cell !== "")
-      .join(" / ");
-  const perCall = (xs: number[]) => {
-    const m = median(xs);
-    return Number.isFinite(m) ? m.toFixed(2) : "";
+  const known = (x: number, text: string) => (Number.isFinite(x) ? text : "");
+  const perCall = (xs: number[]) => known(median(xs), median(xs).toFixed(2));
+  const ratio = (xs: number[], floors: number[] | undefined) => {
+    const r = floors === undefined ? Number.NaN : pairedRatio(xs, floors);
+    return known(r, `${r.toFixed(2)}x`);
   };
-  const ratio = (xs: number[], floors: number[]) => {
-    const r = floor === undefined ? Number.NaN : pairedRatio(xs, floors);
-    return Number.isFinite(r) ? `${r.toFixed(2)}x` : "";
-  };
-  return [both(perCall), both(ratio)];
+  const join = (cells: string[]) => cells.filter((cell) => cell !== "").join(" / ");
+  return [
+    join([perCall(f.cpu), perCall(f.workerCpu)]),
+    join([ratio(f.cpu, floor?.cpu), ratio(f.workerCpu, floor?.workerCpu)]),
+  ];
 }
 
 /** A row's ratio to its paired floor and the verdict on its target, as cells. */
