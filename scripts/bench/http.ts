@@ -18,6 +18,8 @@ interface Scenario {
   floor?: FloorKind;
   /** The least ratio to that floor the path should reach, if it has a target. */
   target?: number;
+  /** Calls per run of the row and of its floor, when not the floor's default. */
+  callsPerRun?: number;
 }
 
 const JSON_HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" };
@@ -54,15 +56,22 @@ export function rotating(
 /** Calls per run of each floor row: as many as the fence row it is the floor of makes. */
 const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3 };
 
-/** A floor request of `kind`, its run rotated as often as the fence row it is the floor of. */
-export function floorRequest(prefix: string, kind: FloorKind): autocannon.Request {
+/**
+ * A floor request of `kind`, its run rotated as often as the fence row it is the floor of
+ * (`callsPerRun`, or the default of that kind).
+ */
+export function floorRequest(
+  prefix: string,
+  kind: FloorKind,
+  callsPerRun = FLOOR_CALLS_PER_RUN[kind],
+): autocannon.Request {
   let i = 0;
   return {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     setupRequest: (req) => ({
       ...req,
-      path: `/${kind}/${prefix}-${Math.floor(i++ / FLOOR_CALLS_PER_RUN[kind])}`,
+      path: `/${kind}/${prefix}-${Math.floor(i++ / callsPerRun)}`,
       body: NOOP,
     }),
   };
@@ -94,13 +103,16 @@ function withPairedFloors(list: Scenario[], prefix: string) {
   for (const s of list) {
     if (s.floor !== undefined) {
       pairs.set(rows.length + 1, rows.length);
-      const request = floorRequest(`${prefix}-pair${rows.length}`, s.floor);
+      const request = floorRequest(`${prefix}-pair${rows.length}`, s.floor, s.callsPerRun);
       rows.push({ name: `${FLOOR_NAMES[s.floor]}, beside ${s.name}`, server: "floor", request });
     }
     rows.push(s);
   }
   return { rows, pairs };
 }
+
+/** Calls per run of the row that shows what starting a run costs. */
+const LONG_RUN = 1000;
 
 /** Tickets the comment row writes to, created before the rows run. */
 const COMMENTED_TICKETS = 20;
@@ -167,6 +179,14 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
       request: rotating(`${prefix}-noop`, 20, () => NOOP),
       floor: "one",
       target: 0.85,
+    },
+    {
+      // What a new run costs: the same call, its run and its floor's run 50 times as long.
+      name: `noop call, a new run every ${LONG_RUN} calls (its floor's too)`,
+      server: "fence",
+      request: rotating(`${prefix}-noop-long`, LONG_RUN, () => NOOP),
+      floor: "one",
+      callsPerRun: LONG_RUN,
     },
   ];
 }
@@ -379,7 +399,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
       "itself one durable write, as the demo tickets object is). Each floor row starts a new run as " +
       "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
-      "cap). The floor is what one durable record per call costs. Each fence row that has a floor runs " +
+      `cap; every ${LONG_RUN} for the row that shows what a new run costs). ` +
+      "The floor is what one durable record per call costs. Each fence row that has a floor runs " +
       "right beside its own run of that floor, in every round (those runs are not listed; the floor " +
       "rows above are the floors alone), and its ratios to the floor are the median over the rounds of " +
       "the row over that adjacent floor run, so a slow minute of the shared host moves both sides of a " +
@@ -411,7 +432,7 @@ const STATE_ROWS = [
   "floor: one",
   "floor: two",
   "floor: three",
-  "noop call",
+  "noop call (gate",
   "mutation (add_comment",
 ];
 
