@@ -34,6 +34,15 @@ export async function execute(
   args: unknown,
   ctx: ExecutionContext,
 ): Promise<Execution> {
+  const upstream = contract.upstream;
+  // A tool the fence answers itself has no upstream to wait for: no timer.
+  if (upstream.kind === "inline") {
+    try {
+      return judge(contract, { status: 200, body: await upstream.answer(args) });
+    } catch (e) {
+      return failure(contract, e);
+    }
+  }
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
@@ -43,22 +52,30 @@ export async function execute(
     }, ctx.timeoutMs);
   });
   try {
-    const answer = await Promise.race([call(contract, args, ctx, controller.signal), deadline]);
+    const answer = await Promise.race([
+      call(contract.name, upstream, args, ctx, controller.signal),
+      deadline,
+    ]);
     if (answer === TIMED_OUT) {
       const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
       return { ok: false, refusal: refuse("upstream_timeout", detail) };
     }
     return judge(contract, answer);
   } catch (e) {
-    if (e instanceof PathEscape) {
-      const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
-      return { ok: false, refusal: refuse("contract_violation", detail) };
-    }
-    const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
-    return { ok: false, refusal: refuse("upstream_unavailable", detail) };
+    return failure(contract, e);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The refusal of a call that threw before its tool answered. */
+function failure(contract: ToolContract, e: unknown): Execution {
+  if (e instanceof PathEscape) {
+    const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
+    return { ok: false, refusal: refuse("contract_violation", detail) };
+  }
+  const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
+  return { ok: false, refusal: refuse("upstream_unavailable", detail) };
 }
 
 /** An upstream's answer, read in full before the deadline. */
@@ -78,18 +95,17 @@ function judge(contract: ToolContract, answer: Answer): Execution {
 }
 
 async function call(
-  contract: ToolContract,
+  tool: string,
+  upstream: Exclude<Upstream, { kind: "inline" }>,
   args: unknown,
   ctx: ExecutionContext,
   signal: AbortSignal,
 ): Promise<Answer> {
-  const upstream = contract.upstream;
-  if (upstream.kind === "inline") return { status: 200, body: await upstream.answer(args) };
   if (upstream.kind === "mcp") {
     // The MCP client SDK is loaded on the first MCP call: evaluating it at startup would
     // add to every isolate's start, MCP upstream or not.
     const { callMcp } = await import("./mcp.ts");
-    const answer = await callMcp(upstream, args, { ...ctx, signal }, contract.name);
+    const answer = await callMcp(upstream, args, { ...ctx, signal }, tool);
     return answer.ok
       ? { status: 200, body: answer.body }
       : { status: 200, body: null, refusal: answer.refusal };

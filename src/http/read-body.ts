@@ -45,9 +45,12 @@ export async function readBody(
   return utf8(bytes);
 }
 
+/** Strict UTF-8: a one-shot decode keeps no state between calls, so one decoder serves all. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 function utf8(bytes: Uint8Array): Result<string, Refusal> {
   try {
-    return ok(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
+    return ok(STRICT_UTF8.decode(bytes));
   } catch {
     return err(refuse("malformed_payload", "The body is not valid UTF-8 (RFC 8259 §8.1)."));
   }

@@ -32,7 +32,9 @@ export function approvalStep(
   const tool = draft.tool ?? "";
   // Rules read the real arguments; what is stored and shown is their audit form.
   const shown = draft.auditArgs ?? draft.args;
-  const rule = askingRule(approvalRulesOf(FENCE, tool), JSON.parse(draft.args), s.run.paid_used);
+  const rules = approvalRulesOf(FENCE, tool);
+  if (rules.length === 0) return { approvalId: null };
+  const rule = askingRule(rules, JSON.parse(draft.args), s.run.paid_used);
   if (rule === null) return { approvalId: null };
   const grant = grantFor(latestApproval(s.sql, tool, draft.fingerprint ?? ""), version, s.now);
   if (grant.kind === "consume") {
