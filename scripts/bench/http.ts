@@ -4,7 +4,7 @@ import { type CpuReading, readCpu } from "./proc-cpu.ts";
 import type { Table } from "./table.ts";
 
 /** Which floor a path is held against. */
-type FloorKind = "one" | "two" | "three";
+type FloorKind = "one" | "two" | "three" | "ticket";
 
 /** One load: what autocannon sends, where, and how to label it. */
 interface Scenario {
@@ -54,7 +54,7 @@ export function rotating(
 }
 
 /** Calls per run of each floor row: as many as the fence row it is the floor of makes. */
-const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3 };
+const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3, ticket: 3 };
 
 /**
  * A floor request of `kind`, its run rotated as often as the fence row it is the floor of
@@ -81,11 +81,12 @@ const FLOOR_NAMES: Record<FloorKind, string> = {
   one: "floor: one insert (worker → object, 1 SQLite insert)",
   two: "floor: two steps (2 sequential RPCs, 1 insert each)",
   three: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
+  ticket: "floor: two steps around the demo's create_ticket (before, the tickets service, after)",
 };
 
 /** The floor worker's rows: one insert per request, and two and three sequential steps. */
 function floorScenarios(prefix: string): Scenario[] {
-  return (["one", "two", "three"] as const).map((kind) => ({
+  return (["one", "two", "three", "ticket"] as const).map((kind) => ({
     name: FLOOR_NAMES[kind],
     server: "floor",
     request: floorRequest(`${prefix}-${kind}`, kind),
@@ -163,7 +164,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
           idempotency_key: `k-bench-${prefix}-${i}`,
         }),
       ),
-      floor: "three",
+      floor: "ticket",
       target: 0.85,
     },
     {
@@ -323,6 +324,7 @@ const FLOOR_LABEL: Record<FloorKind, string> = {
   one: "one-insert",
   two: "two-step",
   three: "three-step",
+  ticket: "ticket-step",
 };
 
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
@@ -430,7 +432,7 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
 /** The rows the state comparison runs (each the start of a row's name). */
 const STATE_ROWS = [
   "floor: one",
-  "floor: two",
+  "floor: two steps (2",
   "floor: three",
   "noop call (gate",
   "mutation (add_comment",

@@ -6,9 +6,16 @@
  * the floor of a call recorded before and after it runs; `POST /three/{run}` makes three, the
  * floor of a mutation whose upstream is itself one durable write, reached the way the fence
  * reaches the demo tickets service (a service binding to an entrypoint that writes into one
- * object); `GET /healthz` writes nothing.
+ * object); `POST /ticket/{run}` puts the demo tickets service itself between the two steps,
+ * sent what the fence sends it for a `create_ticket`: the floor of that mutation with its real
+ * upstream; `GET /healthz` writes nothing.
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
+
+// The demo tickets service, bundled into this worker as into the fence, so the `ticket`
+// route's middle step is the very upstream work the fence's `create_ticket` waits for.
+export { TicketDesk } from "../../../src/demo/TicketDesk.ts";
+export { DemoUpstreams } from "../../../src/demo/upstreams.ts";
 
 /** The floor worker's bindings. */
 interface FloorEnv {
@@ -16,6 +23,8 @@ interface FloorEnv {
   FLOOR: DurableObjectNamespace<FloorLedger>;
   /** The floor's upstream, reached as the fence reaches the demo's: a service binding. */
   UPSTREAM: Fetcher;
+  /** The demo's upstreams, the fence's own code, over a service binding as in the fence. */
+  DEMO: Fetcher;
 }
 
 /** One run's record: a table, one insert per step, each in its own transaction. */
@@ -54,7 +63,21 @@ export class FloorUpstream extends WorkerEntrypoint<FloorEnv> {
 }
 
 /** Sequential steps per route. */
-const STEPS: Record<string, number> = { one: 1, two: 2, three: 3 };
+const STEPS: Record<string, number> = { one: 1, two: 2, three: 3, ticket: 3 };
+
+/** The demo tickets service's `create_ticket`, as the fence sends it, for entry `seq` of `run`. */
+function createTicket(run: string, seq: number): Request {
+  return new Request("https://demo/tickets", {
+    method: "POST",
+    headers: {
+      "X-Toolfence-Tenant": "bench-floor",
+      "X-Toolfence-Run": run,
+      "Idempotency-Key": `floor-${run}-${seq}`,
+      "Content-Type": "application/json",
+    },
+    body: JSON.stringify({ ticket_id: `F-${run}-${seq}`, priority: "normal" }),
+  });
+}
 
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
@@ -68,7 +91,11 @@ export default {
     const body = await request.text();
     const ledger = env.FLOOR.getByName(run);
     const seq = [await ledger.record("before", body)];
-    if (steps === 3) {
+    if (kind === "ticket") {
+      const answer = await env.DEMO.fetch(createTicket(run, seq[0] ?? 0));
+      if (!answer.ok) return new Response(await answer.text(), { status: 502 });
+      await answer.json();
+    } else if (steps === 3) {
       const answer = await env.UPSTREAM.fetch("https://upstream/write", { method: "POST", body });
       seq.push(((await answer.json()) as { seq: number }).seq);
     }
