@@ -84,7 +84,7 @@ const FLOOR_NAMES: Record<FloorKind, string> = {
   ticket: "floor: two steps around the demo's create_ticket (before, the tickets service, after)",
 };
 
-/** The floor worker's rows: one insert per request, and two and three sequential steps. */
+/** The floor worker's rows: one insert per request, two and three sequential steps, the ticket floor. */
 function floorScenarios(prefix: string): Scenario[] {
   return (["one", "two", "three", "ticket"] as const).map((kind) => ({
     name: FLOOR_NAMES[kind],
@@ -399,7 +399,9 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
       "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each; or " +
       'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
-      "itself one durable write, as the demo tickets object is). Each floor row starts a new run as " +
+      "itself one durable write, as the demo tickets object is; or two around the demo tickets service " +
+      "itself, bundled into the floor worker and sent what the fence sends for a create_ticket). " +
+      "Each floor row starts a new run as " +
       "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
       `cap; every ${LONG_RUN} for the row that shows what a new run costs). ` +
       "The floor is what one durable record per call costs. Each fence row that has a floor runs " +
