@@ -3,8 +3,35 @@ import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
 import { type CpuReading, readCpu } from "./proc-cpu.ts";
 import type { Table } from "./table.ts";
 
+/**
+ * The floor worker's routes, each a floor a path is held against: its row's name, the label of
+ * a ratio to it, and its calls per run (as many as the fence row it is the floor of makes).
+ */
+const FLOORS = {
+  one: {
+    name: "floor: one insert (worker → object, 1 SQLite insert)",
+    label: "one-insert",
+    calls: 20,
+  },
+  two: {
+    name: "floor: two steps (2 sequential RPCs, 1 insert each)",
+    label: "two-step",
+    calls: 20,
+  },
+  three: {
+    name: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
+    label: "three-step",
+    calls: 3,
+  },
+  ticket: {
+    name: "floor: two steps around the demo's create_ticket (before, the tickets service, after)",
+    label: "ticket-step",
+    calls: 3,
+  },
+} as const;
+
 /** Which floor a path is held against. */
-type FloorKind = "one" | "two" | "three" | "ticket";
+type FloorKind = keyof typeof FLOORS;
 
 /** One load: what autocannon sends, where, and how to label it. */
 interface Scenario {
@@ -53,9 +80,6 @@ export function rotating(
   };
 }
 
-/** Calls per run of each floor row: as many as the fence row it is the floor of makes. */
-const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three: 3, ticket: 3 };
-
 /**
  * A floor request of `kind`, its run rotated as often as the fence row it is the floor of
  * (`callsPerRun`, or the default of that kind).
@@ -63,7 +87,7 @@ const FLOOR_CALLS_PER_RUN: Record<FloorKind, number> = { one: 20, two: 20, three
 export function floorRequest(
   prefix: string,
   kind: FloorKind,
-  callsPerRun = FLOOR_CALLS_PER_RUN[kind],
+  callsPerRun: number = FLOORS[kind].calls,
 ): autocannon.Request {
   let i = 0;
   return {
@@ -77,17 +101,10 @@ export function floorRequest(
   };
 }
 
-const FLOOR_NAMES: Record<FloorKind, string> = {
-  one: "floor: one insert (worker → object, 1 SQLite insert)",
-  two: "floor: two steps (2 sequential RPCs, 1 insert each)",
-  three: "floor: three steps (before, upstream over a service binding + 1 insert, after)",
-  ticket: "floor: two steps around the demo's create_ticket (before, the tickets service, after)",
-};
-
-/** The floor worker's rows: one insert per request, two and three sequential steps, the ticket floor. */
+/** The floor worker's rows, one per route. */
 function floorScenarios(prefix: string): Scenario[] {
-  return (["one", "two", "three", "ticket"] as const).map((kind) => ({
-    name: FLOOR_NAMES[kind],
+  return (Object.keys(FLOORS) as FloorKind[]).map((kind) => ({
+    name: FLOORS[kind].name,
     server: "floor",
     request: floorRequest(`${prefix}-${kind}`, kind),
   }));
@@ -105,7 +122,7 @@ function withPairedFloors(list: Scenario[], prefix: string) {
     if (s.floor !== undefined) {
       pairs.set(rows.length + 1, rows.length);
       const request = floorRequest(`${prefix}-pair${rows.length}`, s.floor, s.callsPerRun);
-      rows.push({ name: `${FLOOR_NAMES[s.floor]}, beside ${s.name}`, server: "floor", request });
+      rows.push({ name: `${FLOORS[s.floor].name}, beside ${s.name}`, server: "floor", request });
     }
     rows.push(s);
   }
@@ -320,13 +337,6 @@ export async function measureRows(
   return figures;
 }
 
-const FLOOR_LABEL: Record<FloorKind, string> = {
-  one: "one-insert",
-  two: "two-step",
-  three: "three-step",
-  ticket: "ticket-step",
-};
-
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
 function pairedRatio(xs: number[], floors: number[]): number {
   return median(xs.map((x, r) => x / (floors[r] ?? Number.NaN)));
@@ -356,7 +366,7 @@ function floorCells(f: Figures, floor: Figures | undefined): [string, string] {
   if (kind === undefined || floor === undefined) return ["", ""];
   const ratio = pairedRatio(f.rps, floor.rps);
   const target = f.scenario.target;
-  const label = FLOOR_LABEL[kind];
+  const { label } = FLOORS[kind];
   const verdict =
     target === undefined ? "" : `≥ ${target}x ${label}: ${ratio >= target ? "met" : "missed"}`;
   return [`${ratio.toFixed(2)}x ${label}`, verdict];
