@@ -23,7 +23,7 @@ import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { append, chainOldEntries, type EntryDraft, head, openEntry } from "./audit-log.ts";
+import { append, ChainTip, chainOldEntries, head, openEntry } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
@@ -45,7 +45,7 @@ import { RunIndexing } from "./run-registration.ts";
 import { ensureRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
-import { budgetView, type RunRow } from "./views.ts";
+import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
 
 /**
  * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.
@@ -58,6 +58,10 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
+  /** The chain's last link, kept between appends (audit-log.ts). */
+  private readonly tip = new ChainTip();
+  /** Every write's one storage transaction; a failed one forgets the chain's tip. */
+  private readonly transact = <T>(f: () => T): T => this.tip.within(this.ctx.storage, f);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
@@ -65,10 +69,9 @@ export class RunLedger extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    const transact = <T>(f: () => T): T => ctx.storage.transactionSync(f);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env);
-    this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact });
+    this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
     // Synchronous, in the constructor: no request reaches the object before it is done.
     chainOldEntries(this.sql, readRun(this.sql));
@@ -80,7 +83,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const version = await policyVersion();
     let run: RunRow | null = null;
-    const answer = this.ctx.storage.transactionSync((): LedgerAnswer => {
+    const answer = this.transact((): LedgerAnswer => {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
@@ -98,7 +101,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
   async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
-    const budget = this.ctx.storage.transactionSync(() => {
+    const budget = this.transact(() => {
       const run = this.rowOf(ref, Date.now());
       settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
       return budgetView(run);
@@ -111,7 +114,7 @@ export class RunLedger extends DurableObject<Env> {
   /** Record a call refused before the run's rules (parse or contract gate). */
   async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
     const now = Date.now();
-    const run = this.ctx.storage.transactionSync(() => {
+    const run = this.transact(() => {
       const run = this.rowOf(ref, now);
       this.appendAudit(rejectionDraft(r), run);
       return run;
@@ -123,7 +126,7 @@ export class RunLedger extends DurableObject<Env> {
   /** Open the run with limits tighter than its current ones (open-run.ts). */
   async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
-    const { answer, run } = this.ctx.storage.transactionSync(() =>
+    const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
     await this.afterWrite(run, now);
@@ -133,7 +136,7 @@ export class RunLedger extends DurableObject<Env> {
   /** The kill switch: every later call of the run is refused with `run_halted`. */
   async halt(ref: RunRef, reason: string): Promise<RunView> {
     const now = Date.now();
-    const run = this.ctx.storage.transactionSync(() => {
+    const run = this.transact(() => {
       const run = this.rowOf(ref, now);
       this.sql.exec(
         "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL",
@@ -198,7 +201,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator approves or denies a pending approval of this run, once. */
   decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
-    const answer = this.ctx.storage.transactionSync((): DecideAnswer => {
+    const answer = this.transact((): DecideAnswer => {
       const scope = this.operatorScope();
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
@@ -209,7 +212,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator resolves an escalation of this run, once. */
   resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
-    const answer = this.ctx.storage.transactionSync((): ResolveAnswer => {
+    const answer = this.transact((): ResolveAnswer => {
       const scope = this.operatorScope();
       if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
       return resolve(scope, seq, resolution, act);
@@ -234,7 +237,7 @@ export class RunLedger extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => expireCalls(this.sql, now));
+    this.transact(() => expireCalls(this.sql, now, (d, r, of) => this.log(d, r, of)));
     await this.alarms.ring(archiveConfig(this.env), now);
   }
 
@@ -282,7 +285,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The one append of calls, noting the seq so a full segment arms the alarm. */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
-    this.appended = append(this.sql, run, draft, of);
+    this.appended = append(this.sql, this.tip, run, draft, of);
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 

@@ -6,7 +6,7 @@
  * same key may try again without a new charge. The charge stays: a paid call may have reached
  * the upstream.
  */
-import { append, type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
+import { type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
 /** The outcome entry that closes `open` as abandoned at `now`. */
@@ -72,9 +72,13 @@ export function abandonExpired(
  * The alarm's lease step, inside its transaction: settle open entries past their lease as
  * abandoned, and drop idempotency keys past their retention.
  */
-export function expireCalls(sql: SqlStorage, now: number): void {
+export function expireCalls(
+  sql: SqlStorage,
+  now: number,
+  append: (d: EntryDraft, run: RunRow, of: number) => void,
+): void {
   const run = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0];
-  if (run !== undefined) abandonExpired(sql, run, now, (d, of) => append(sql, run, d, of));
+  if (run !== undefined) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
   sql.exec(
     "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
     now,

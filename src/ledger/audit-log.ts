@@ -2,35 +2,64 @@
  * The run's audit log, append-only and hash-chained (the rule: src/core/audit-chain.ts). An
  * entry, once written, is never changed or deleted here: an admitted call's outcome, its
  * abandonment included, is a second entry naming the first (`of`). Two small tables are kept
- * beside the log in the same transactions, because the log itself never changes: the count of
- * calls per decision (an outcome moves its call from `pending`), and the calls still open
- * (pending with no outcome yet, with their leases). Every function here runs inside the
- * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
+ * beside the log by a trigger on each insert (migrations.ts), because the log itself never
+ * changes: the count of calls per decision (an outcome moves its call from `pending`), and the
+ * calls still open (pending with no outcome yet, with their leases). Every function here runs
+ * inside the caller's `transactionSync`: hashing is synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
 import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "./views.ts";
 
 export type { EntryDraft };
 
-function lastLink(sql: SqlStorage, run: RunRow): { seq: number; hash: string } {
-  const last = sql
-    .exec<{ seq: number; hash: string }>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-    .toArray()[0];
+/** A link of the chain: an entry's seq and hash (seq 0: the run's genesis). */
+type Link = { seq: number; hash: string };
+
+function lastLink(sql: SqlStorage, run: RunRow): Link {
+  const last = sql.exec<Link>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").toArray()[0];
   return last ?? { seq: 0, hash: genesis(run.tenant, run.run_id) };
 }
 
-function bump(sql: SqlStorage, decision: string, by: number): void {
-  sql.exec(
-    `INSERT INTO decision_count (decision, n) VALUES (?, ?)
-     ON CONFLICT (decision) DO UPDATE SET n = n + excluded.n`,
-    decision,
-    by,
-  );
+/**
+ * The chain's last link as the run's object last wrote it, read from storage once, so an
+ * append does not read it back. It holds only while every append of the run goes through it
+ * and every transaction that appends runs in `within`, which forgets it when the transaction
+ * fails (its appends were rolled back).
+ */
+export class ChainTip {
+  private last: Link | null = null;
+
+  /** The last link: kept, or read from the log. */
+  of(sql: SqlStorage, run: RunRow): Link {
+    this.last ??= lastLink(sql, run);
+    return this.last;
+  }
+
+  /** An append wrote `link`. */
+  moved(link: Link): void {
+    this.last = link;
+  }
+
+  /** Run `f` in one transaction of `storage`; when it throws (rolled back), forget the tip. */
+  within<T>(storage: DurableObjectStorage, f: () => T): T {
+    try {
+      return storage.transactionSync(f);
+    } catch (e) {
+      this.last = null;
+      throw e;
+    }
+  }
 }
 
-/** Append one entry, `of` the entry it settles (or null); returns its seq. */
-export function append(sql: SqlStorage, run: RunRow, draft: EntryDraft, of: number | null): number {
-  const last = lastLink(sql, run);
+/** Append one entry after `tip`, `of` the entry it settles (or null); returns its seq. */
+export function append(
+  sql: SqlStorage,
+  tip: ChainTip,
+  run: RunRow,
+  draft: EntryDraft,
+  of: number | null,
+): number {
+  const last = tip.of(sql, run);
   const row: AuditRow = {
     ...draft,
     seq: last.seq + 1,
@@ -46,17 +75,8 @@ export function append(sql: SqlStorage, run: RunRow, draft: EntryDraft, of: numb
     ...cols.map((c) => row[c] ?? null),
     hash,
   );
-  bump(sql, draft.decision, 1);
-  if (of !== null) bump(sql, "pending", -1);
-  if (draft.decision === "pending") {
-    sql.exec(
-      "INSERT INTO open_call (seq, call_id, lease_expires_at) VALUES (?, ?, ?)",
-      row.seq,
-      draft.call_id,
-      draft.lease_expires_at ?? 0,
-    );
-  }
-  if (of !== null) sql.exec("DELETE FROM open_call WHERE seq = ?", of);
+  // The counts and open calls follow in the insert's own trigger (migrations.ts).
+  tip.moved({ seq: row.seq, hash });
   return row.seq;
 }
 

@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrations.ts";
 
-/** The RunLedger's schema after its 9 migration steps. */
+/** The RunLedger's schema after its 10 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 9,
+  steps: 10,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -104,6 +104,15 @@ CREATE TABLE audit_segment (
      archived_at INTEGER NOT NULL,
      trimmed INTEGER NOT NULL DEFAULT 0
    );
+CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
+     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
+       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
+     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
+     INSERT INTO open_call (seq, call_id, lease_expires_at)
+       SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
+       WHERE NEW.decision = 'pending';
+     DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
+   END;
 CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);

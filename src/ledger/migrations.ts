@@ -182,6 +182,18 @@ export const MIGRATIONS: readonly string[] = [
   `DROP INDEX audit_by_call;
    DROP INDEX audit_by_of;
    DROP INDEX audit_pending_lease;`,
+  // The tables kept beside the log follow each entry inside SQLite, as part of the entry's own
+  // insert: its call counted under its decision (an outcome moves its call out of pending),
+  // and the call's open entry listed while it is pending, dropped by its outcome.
+  `CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
+     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
+       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
+     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
+     INSERT INTO open_call (seq, call_id, lease_expires_at)
+       SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
+       WHERE NEW.decision = 'pending';
+     DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
+   END;`,
 ];
 
 /**

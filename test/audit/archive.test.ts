@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { verifyChain } from "../../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audit-head.ts";
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
-import { append, type EntryDraft } from "../../src/ledger/audit-log.ts";
+import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
 import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
 import { get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
 
@@ -39,6 +39,7 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
       const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
       const first = sql.exec<AuditRow>("SELECT * FROM audit WHERE seq = 1").one();
       const { seq: _s, at: _a, of: _o, prev: _p, hash: _h, ...draft } = first;
+      const tip = new ChainTip();
       for (let seq = 2; seq <= n; seq++) {
         const open = seq === pendingAt;
         const entry: EntryDraft = {
@@ -47,7 +48,7 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
           decision: open ? "pending" : "applied",
           lease_expires_at: open ? Date.now() + 86_400_000 : null,
         };
-        append(sql, row, entry, null);
+        append(sql, tip, row, entry, null);
       }
     });
   });
