@@ -4,11 +4,34 @@ import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts
 import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
 
-/** A run with one real entry, and a draft copied from it for appends made here. */
-async function runWithOneEntry(): Promise<string> {
+/** What a test appends with, inside the run's object. */
+interface Appender {
+  storage: DurableObjectStorage;
+  sql: SqlStorage;
+  tip: ChainTip;
+  /** Append a copy of the run's first entry as call `callId` with `decision`, `of` an entry. */
+  add: (callId: string, decision: string, of?: number | null, lease?: number) => number;
+}
+
+/**
+ * A run with one real entry (a noop), then `use` inside its object with a fresh tip and an
+ * append of copies of that entry, each in its own transaction.
+ */
+async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen: T }> {
   const run = newRun("tip");
   expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
-  return run;
+  const seen = await runInDurableObject(runLedger(run), (_i, state) => {
+    const { storage } = state;
+    const sql = storage.sql;
+    const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+    const tip = new ChainTip();
+    const add: Appender["add"] = (callId, decision, of = null, lease) => {
+      const draft = { ...draftOf(sql, callId, decision), lease_expires_at: lease ?? null };
+      return append(sql, tip, row, draft, of);
+    };
+    return use({ storage, sql, tip, add });
+  });
+  return { run, seen };
 }
 
 function draftOf(sql: SqlStorage, callId: string, decision: string): EntryDraft {
@@ -19,33 +42,23 @@ function draftOf(sql: SqlStorage, callId: string, decision: string): EntryDraft 
 
 describe("the chain's tip kept between appends", () => {
   it("is forgotten with a transaction that fails, so the next entry links to the last one kept", async () => {
-    const run = await runWithOneEntry();
-    const seqs = await runInDurableObject(runLedger(run), (_i, state) => {
-      const sql = state.storage.sql;
-      const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
-      const tip = new ChainTip();
+    const { run, seen } = await withRun(({ storage, sql, tip, add }) => {
       const failing = () =>
-        tip.within(state.storage, () => {
-          append(sql, tip, row, draftOf(sql, "rolled-back", "applied"), null);
+        tip.within(storage, () => {
+          add("rolled-back", "applied");
           throw new Error("after the append");
         });
       expect(failing).toThrow("after the append");
-      const kept = tip.within(state.storage, () =>
-        append(sql, tip, row, draftOf(sql, "kept", "applied"), null),
-      );
+      const kept = tip.within(storage, () => add("kept", "applied"));
       const stored = sql.exec<{ seq: number }>("SELECT seq FROM audit ORDER BY seq").toArray();
       return { kept, stored: stored.map((r) => r.seq) };
     });
-    expect(seqs).toEqual({ kept: 2, stored: [1, 2] });
+    expect(seen).toEqual({ kept: 2, stored: [1, 2] });
     expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
   });
 
   it("carries the counts and open calls with each insert: pending, then its outcome", async () => {
-    const run = await runWithOneEntry();
-    const seen = await runInDurableObject(runLedger(run), (_i, state) => {
-      const sql = state.storage.sql;
-      const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
-      const tip = new ChainTip();
+    const { seen } = await withRun(({ storage, sql, tip, add }) => {
       const counts = () =>
         Object.fromEntries(
           sql
@@ -58,10 +71,9 @@ describe("the chain's tip kept between appends", () => {
           .exec<{ seq: number }>("SELECT seq FROM open_call")
           .toArray()
           .map((r) => r.seq);
-      const pending = { ...draftOf(sql, "c1", "pending"), lease_expires_at: 1_000 };
-      const seq = tip.within(state.storage, () => append(sql, tip, row, pending, null));
+      const seq = tip.within(storage, () => add("c1", "pending", null, 1_000));
       const whilePending = { counts: counts(), open: open() };
-      tip.within(state.storage, () => append(sql, tip, row, draftOf(sql, "c1", "applied"), seq));
+      tip.within(storage, () => add("c1", "applied", seq));
       return { seq, whilePending, settled: { counts: counts(), open: open() } };
     });
     expect(seen.whilePending).toEqual({ counts: { applied: 1, pending: 1 }, open: [seen.seq] });
