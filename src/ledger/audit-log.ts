@@ -15,9 +15,9 @@ export type { EntryDraft };
 /** A link of the chain: an entry's seq and hash (seq 0: the run's genesis). */
 type Link = { seq: number; hash: string };
 
+/** The log's last link, or the run's genesis for an empty log. */
 function lastLink(sql: SqlStorage, run: RunRow): Link {
-  const last = sql.exec<Link>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").toArray()[0];
-  return last ?? { seq: 0, hash: genesis(run.tenant, run.run_id) };
+  return head(sql) ?? { seq: 0, hash: genesis(run.tenant, run.run_id) };
 }
 
 /**
@@ -137,11 +137,9 @@ export function chainOldEntries(sql: SqlStorage, run: RunRow | null): void {
 }
 
 /** The last entry's seq and hash, or null for an empty log. */
-export function head(sql: SqlStorage): { seq: number; hash: string } | null {
+export function head(sql: SqlStorage): Link | null {
   return (
-    sql
-      .exec<{ seq: number; hash: string }>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1")
-      .toArray()[0] ?? null
+    sql.exec<Link>("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").toArray()[0] ?? null
   );
 }
 
