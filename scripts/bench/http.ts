@@ -443,9 +443,9 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
 
 /** The rows the state comparison runs (each the start of a row's name). */
 const STATE_ROWS = [
-  "floor: one",
-  "floor: two steps (2",
-  "floor: three",
+  FLOORS.one.name,
+  FLOORS.two.name,
+  FLOORS.three.name,
   "noop call (gate",
   "mutation (add_comment",
 ];

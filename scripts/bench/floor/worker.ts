@@ -62,44 +62,63 @@ export class FloorUpstream extends WorkerEntrypoint<FloorEnv> {
   }
 }
 
-/** Sequential steps per route. */
-const STEPS: Record<string, number> = { one: 1, two: 2, three: 3, ticket: 3 };
+/**
+ * The step a route makes between its two records: the seq it adds, if any. Throws when the
+ * upstream refuses.
+ */
+type Middle = (env: FloorEnv, run: string, first: number, body: string) => Promise<number | null>;
 
-/** The demo tickets service's `create_ticket`, as the fence sends it, for entry `seq` of `run`. */
-function createTicket(run: string, seq: number): Request {
-  return new Request("https://demo/tickets", {
+/** A write into the one object shared by every run, over a service binding. */
+const upstreamWrite: Middle = async (env, _run, _first, body) => {
+  const answer = await env.UPSTREAM.fetch("https://upstream/write", { method: "POST", body });
+  return ((await answer.json()) as { seq: number }).seq;
+};
+
+/** The demo tickets service's `create_ticket`, as the fence sends it, for entry `first`. */
+const demoTicket: Middle = async (env, run, first) => {
+  const answer = await env.DEMO.fetch("https://demo/tickets", {
     method: "POST",
     headers: {
       "X-Toolfence-Tenant": "bench-floor",
       "X-Toolfence-Run": run,
-      "Idempotency-Key": `floor-${run}-${seq}`,
+      "Idempotency-Key": `floor-${run}-${first}`,
       "Content-Type": "application/json",
     },
-    body: JSON.stringify({ ticket_id: `F-${run}-${seq}`, priority: "normal" }),
+    body: JSON.stringify({ ticket_id: `F-${run}-${first}`, priority: "normal" }),
   });
-}
+  if (!answer.ok) throw new Error(`tickets service: HTTP ${answer.status}: ${await answer.text()}`);
+  await answer.json();
+  return null;
+};
+
+/** Each route's steps: a record, its middle step (if any), and a second record (if `after`). */
+const ROUTES: Record<string, { middle: Middle | null; after: boolean }> = {
+  one: { middle: null, after: false },
+  two: { middle: null, after: true },
+  three: { middle: upstreamWrite, after: true },
+  ticket: { middle: demoTicket, after: true },
+};
 
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/healthz") return Response.json({ ok: true });
     const [, kind, run] = url.pathname.split("/");
-    const steps = kind === undefined ? undefined : STEPS[kind];
-    if (request.method !== "POST" || run === undefined || steps === undefined) {
+    const route = kind === undefined ? undefined : ROUTES[kind];
+    if (request.method !== "POST" || run === undefined || route === undefined) {
       return new Response("not found", { status: 404 });
     }
     const body = await request.text();
     const ledger = env.FLOOR.getByName(run);
-    const seq = [await ledger.record("before", body)];
-    if (kind === "ticket") {
-      const answer = await env.DEMO.fetch(createTicket(run, seq[0] ?? 0));
-      if (!answer.ok) return new Response(await answer.text(), { status: 502 });
-      await answer.json();
-    } else if (steps === 3) {
-      const answer = await env.UPSTREAM.fetch("https://upstream/write", { method: "POST", body });
-      seq.push(((await answer.json()) as { seq: number }).seq);
+    const first = await ledger.record("before", body);
+    const seq = [first];
+    try {
+      const middle = route.middle === null ? null : await route.middle(env, run, first, body);
+      if (middle !== null) seq.push(middle);
+    } catch (e) {
+      return new Response(String(e), { status: 502 });
     }
-    if (steps >= 2) seq.push(await ledger.record("after", body));
+    if (route.after) seq.push(await ledger.record("after", body));
     return Response.json({ seq });
   },
 } satisfies ExportedHandler<FloorEnv>;
