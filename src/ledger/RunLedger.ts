@@ -74,8 +74,9 @@ export class RunLedger extends DurableObject<Env> {
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
     // Synchronous, in the constructor: no request reaches the object before it is done.
-    chainOldEntries(this.sql, readRun(this.sql));
-    this.alarms.start();
+    const run = readRun(this.sql);
+    chainOldEntries(this.sql, run);
+    this.alarms.start(run);
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */

@@ -89,23 +89,18 @@ export class TenantLedger extends DurableObject<Env> {
 
   private decideClaim(c: TargetClaim): ClaimAnswer {
     return this.ctx.storage.transactionSync((): ClaimAnswer => {
-      const held = this.sql
-        .exec(
-          "SELECT 1 FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ?",
-          c.tool,
-          c.target,
+      // Every claim on the target, oldest first, each marked if it is this intent's own.
+      const others = this.sql
+        .exec<{ run_id: string; own: number }>(
+          `SELECT run_id, run_id = ? AND intent = ? AS own FROM target_claim
+           WHERE tool = ? AND target = ? ORDER BY claimed_at`,
           c.runId,
           c.intent,
-        )
-        .toArray();
-      if (held.length > 0) return { kind: "held", fresh: false };
-      const others = this.sql
-        .exec<{ run_id: string }>(
-          "SELECT run_id FROM target_claim WHERE tool = ? AND target = ? ORDER BY claimed_at",
           c.tool,
           c.target,
         )
         .toArray();
+      if (others.some((o) => o.own === 1)) return { kind: "held", fresh: false };
       if (others.length >= c.max) {
         const first = others[0]?.run_id ?? "";
         const detail = `${c.tool} may run at most ${c.max} time(s) per ${c.arg} across this tenant's runs; ${c.arg} ${JSON.stringify(c.target)} was claimed by run ${first}.`;

@@ -6,7 +6,7 @@
  * same key may try again without a new charge. The charge stays: a paid call may have reached
  * the upstream.
  */
-import { type EntryDraft, earliestLease, expiredOpen } from "./audit-log.ts";
+import { type EntryDraft, expiredOpen } from "./audit-log.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
 /** The outcome entry that closes `open` as abandoned at `now`. */
@@ -86,12 +86,16 @@ export function expireCalls(
   );
 }
 
-/** The earliest moment the alarm has work: a key to drop or a lease to settle, or null. */
+/**
+ * The earliest moment the alarm has work: a key to drop or a lease to settle, or null. One
+ * statement: each MIN is read off its index (`idempotency_key_expiry`, `open_call_by_lease`).
+ */
 export function nextWake(sql: SqlStorage): number | null {
-  const key = sql
-    .exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM idempotency_key")
+  return sql
+    .exec<{ at: number | null }>(
+      `SELECT MIN(at) AS at FROM (
+         SELECT MIN(expires_at) AS at FROM idempotency_key
+         UNION ALL SELECT MIN(lease_expires_at) FROM open_call)`,
+    )
     .one().at;
-  const lease = earliestLease(sql);
-  if (key === null) return lease;
-  return lease === null ? key : Math.min(key, lease);
 }

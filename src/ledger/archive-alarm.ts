@@ -41,9 +41,17 @@ export class ArchiveAlarm {
     this.scope = scope;
   }
 
-  /** Read where the next segment ends and when the archive is due (in the object's start-up). */
-  start(): void {
+  /**
+   * Read where the next segment ends and when the archive is due (in the object's start-up),
+   * for the run of row `run`. An object with no run yet has nothing archived and nothing due,
+   * and reads nothing.
+   */
+  start(run: RunRow | null): void {
     const cfg = archiveConfig(this.scope.env);
+    if (run === null) {
+      this.armAt = cfg.segmentEntries;
+      return;
+    }
     this.armAt = archivedThrough(this.scope.sql) + cfg.segmentEntries;
     this.due = archiveWake(this.scope, cfg, Date.now());
   }

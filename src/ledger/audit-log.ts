@@ -103,12 +103,6 @@ export function expiredOpen(sql: SqlStorage, now: number): AuditRow[] {
     .toArray();
 }
 
-/** The earliest lease of an open entry, or null. */
-export function earliestLease(sql: SqlStorage): number | null {
-  return sql.exec<{ at: number | null }>("SELECT MIN(lease_expires_at) AS at FROM open_call").one()
-    .at;
-}
-
 /** Calls per decision, each call counted once, by its latest entry. */
 export function decisionCounts(sql: SqlStorage): Record<string, number> {
   const out: Record<string, number> = {};

@@ -7,23 +7,28 @@ import { FENCE } from "../fence.ts";
 import type { RunRef } from "./protocol.ts";
 import { limitsOf, type RunRow } from "./views.ts";
 
-/** Create the run's row with its effective limits, stored so later policy edits leave it be. */
-export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): void {
-  sql.exec(
-    `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls,
+/**
+ * Create the run's row with its effective limits, stored so later policy edits leave it be;
+ * answers the row as stored.
+ */
+export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: RunLimits): RunRow {
+  return sql
+    .exec<RunRow>(
+      `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations, max_paid_calls,
        allowed_tools, tool_caps, opened_by, local)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ref.tenant,
-    ref.runId,
-    now,
-    now + limits.deadline_ms,
-    limits.max_mutations,
-    limits.max_paid_calls,
-    toolsColumn(limits),
-    JSON.stringify(limits.tool_caps),
-    ref.by ?? null,
-    ref.local === true ? 1 : 0,
-  );
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      ref.tenant,
+      ref.runId,
+      now,
+      now + limits.deadline_ms,
+      limits.max_mutations,
+      limits.max_paid_calls,
+      toolsColumn(limits),
+      JSON.stringify(limits.tool_caps),
+      ref.by ?? null,
+      ref.local === true ? 1 : 0,
+    )
+    .one();
 }
 
 /** Replace the run's limits with tighter ones; the deadline still counts from creation. */
@@ -75,8 +80,7 @@ export function ensureRun(
 ): RunRow {
   const existing = readRun(sql);
   if (existing !== null) return existing;
-  insertRun(sql, ref, now, limits);
-  return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+  return insertRun(sql, ref, now, limits);
 }
 
 /** The run's effective limits: its stored ones over the policy's for its tenant. */

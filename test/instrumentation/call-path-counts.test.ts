@@ -50,6 +50,7 @@ function reset(count: Counter) {
   for (const list of [c.run, c.claim, c.cache, c.kv, c.limiter]) list.length = 0;
   c.upstream = 0;
   c.transactions = 0;
+  c.statements = 0;
 }
 
 describe("what each path waits on before its answer", () => {
@@ -59,6 +60,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(422);
     expect(m.before).toMatchObject({ run: ["record"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
+    // The run's row (read, then created: this is its first call), the chain's last link (read
+    // once by a new instance), the entry.
+    expect(m.before.statements).toBe(4);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -68,6 +72,8 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
+    // The refused call's four, and the tool's use count.
+    expect(m.before.statements).toBe(5);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -82,6 +88,9 @@ describe("what each path waits on before its answer", () => {
     expect(hit.cache).toBe("hit-memory");
     expect(hit.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(hit.before.transactions).toBe(1);
+    // In a run that exists, read by an instance that knows its last link: the run's row and
+    // the entry (a hit is not a use of the tool).
+    expect(hit.before.statements).toBe(2);
     expect(hit.after).toMatchObject({ cache: [], kv: [], upstream: 0 });
   });
 
@@ -99,6 +108,10 @@ describe("what each path waits on before its answer", () => {
       upstream: 1,
     });
     expect(m.before.transactions).toBe(2);
+    // Propose: the run's row (read, created, charged), the tool's use (read against its cap,
+    // counted), the chain's last link, the pending entry. Settle: the run's row, the open
+    // entry, the outcome's entry, the alarm's next wake.
+    expect(m.before.statements).toBe(11);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -109,6 +122,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
+    // The read miss's eleven, and the idempotency key: looked up and stored at propose,
+    // updated with the answer at settle.
+    expect(m.before.statements).toBe(14);
     expect(m.before.upstream).toBe(1);
   });
 
@@ -130,6 +146,10 @@ describe("what each path waits on before its answer", () => {
     });
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
+    // In the run, add_comment's fourteen with the target's use count (read against its cap,
+    // counted) where add_comment reads the tool's; in the claim object, the target's claims
+    // read and this one inserted, then its confirmation, sent unawaited as the upstream runs.
+    expect(m.after.statements).toBe(18);
     expect(m.before.upstream).toBe(1);
   });
 });

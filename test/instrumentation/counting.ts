@@ -6,7 +6,8 @@ import { vi } from "vitest";
  * Counts what one request waits on, by wrapping the bindings the worker is handed: every
  * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
  * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions
- * by spying on the objects' own `transactionSync`. Nothing in the code under test knows.
+ * and SQL statements by spying on the objects' own `transactionSync` and `sql.exec`. Nothing
+ * in the code under test knows.
  */
 export interface Counts {
   /** RPCs to a RunLedger, by method. */
@@ -23,6 +24,11 @@ export interface Counts {
   upstream: number;
   /** `transactionSync` calls in the spied objects. */
   transactions: number;
+  /**
+   * SQL statements (`sql.exec` calls) in the spied objects; not the statements triggers run,
+   * nor the run's index mark.
+   */
+  statements: number;
 }
 
 /** A set of counters and the bindings that feed them. */
@@ -31,12 +37,21 @@ export interface Counter {
   env: Env;
   /** What has been counted so far. */
   counts: Counts;
-  /** Count the transactions of the object `name` of `binding` from now on. */
+  /** Count the transactions and statements of the object `name` of `binding` from now on. */
   watchTransactions(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
 }
 
 function fresh(): Counts {
-  return { run: [], claim: [], cache: [], kv: [], limiter: [], upstream: 0, transactions: 0 };
+  return {
+    run: [],
+    claim: [],
+    cache: [],
+    kv: [],
+    limiter: [],
+    upstream: 0,
+    transactions: 0,
+    statements: 0,
+  };
 }
 
 /** `target` with every method call logged in `into` (as `prefix` + name) before it goes out. */
@@ -64,6 +79,9 @@ function countedNamespace<T extends object>(ns: T, into: string[]): T {
     },
   });
 }
+
+/** The statement that marks a run's row as indexed (src/ledger/run-registration.ts). */
+const INDEX_MARK = /^UPDATE run SET indexed_at\b/;
 
 /** Fresh counters over the test environment's bindings. */
 export function counter(): Counter {
@@ -111,6 +129,15 @@ export function counter(): Counter {
             counts.transactions += 1;
             return real(closure);
           };
+          // The object keeps the storage's one SqlStorage, so its own reference is wrapped too.
+          // The run's index mark is not counted: it rides on whichever write of the run comes
+          // first after the tenant's index answered, so no path owns it.
+          const sql = state.storage.sql;
+          const exec = sql.exec.bind(sql);
+          sql.exec = ((query: string, ...bindings: unknown[]) => {
+            if (!INDEX_MARK.test(query)) counts.statements += 1;
+            return exec(query, ...bindings);
+          }) as SqlStorage["exec"];
         },
       );
     },
