@@ -90,7 +90,7 @@ export class TenantLedger extends DurableObject<Env> {
   private decideClaim(c: TargetClaim): ClaimAnswer {
     return this.ctx.storage.transactionSync((): ClaimAnswer => {
       // Every claim on the target, oldest first, each marked if it is this intent's own.
-      const others = this.sql
+      const claims = this.sql
         .exec<{ run_id: string; own: number }>(
           `SELECT run_id, run_id = ? AND intent = ? AS own FROM target_claim
            WHERE tool = ? AND target = ? ORDER BY claimed_at`,
@@ -100,9 +100,9 @@ export class TenantLedger extends DurableObject<Env> {
           c.target,
         )
         .toArray();
-      if (others.some((o) => o.own === 1)) return { kind: "held", fresh: false };
-      if (others.length >= c.max) {
-        const first = others[0]?.run_id ?? "";
+      if (claims.some((o) => o.own === 1)) return { kind: "held", fresh: false };
+      if (claims.length >= c.max) {
+        const first = claims[0]?.run_id ?? "";
         const detail = `${c.tool} may run at most ${c.max} time(s) per ${c.arg} across this tenant's runs; ${c.arg} ${JSON.stringify(c.target)} was claimed by run ${first}.`;
         return { kind: "refuse", refusal: refuse("target_cap_exhausted", detail) };
       }
