@@ -5,8 +5,9 @@ import { verifyChain } from "../../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audit-head.ts";
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
 import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
-import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
+import type { RunRow } from "../../src/ledger/views.ts";
 import { get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
+import { firstDraft } from "./entries.ts";
 
 interface Segment {
   first_seq: number;
@@ -37,13 +38,12 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
     const sql = state.storage.sql;
     state.storage.transactionSync(() => {
       const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
-      const first = sql.exec<AuditRow>("SELECT * FROM audit WHERE seq = 1").one();
-      const { seq: _s, at: _a, of: _o, prev: _p, hash: _h, ...draft } = first;
+      const draft = firstDraft(sql);
       const tip = new ChainTip();
       for (let seq = 2; seq <= n; seq++) {
         const open = seq === pendingAt;
         const entry: EntryDraft = {
-          ...(draft as unknown as EntryDraft),
+          ...draft,
           call_id: `call-${seq}`,
           decision: open ? "pending" : "applied",
           lease_expires_at: open ? Date.now() + 86_400_000 : null,

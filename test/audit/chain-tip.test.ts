@@ -1,8 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
-import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
+import { append, ChainTip } from "../../src/ledger/audit-log.ts";
+import type { RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
+import { firstDraft } from "./entries.ts";
 
 /** What a test appends with, inside the run's object. */
 interface Appender {
@@ -26,18 +27,17 @@ async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen:
     const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
     const tip = new ChainTip();
     const add: Appender["add"] = (callId, decision, of = null, lease) => {
-      const draft = { ...draftOf(sql, callId, decision), lease_expires_at: lease ?? null };
+      const draft = {
+        ...firstDraft(sql),
+        call_id: callId,
+        decision,
+        lease_expires_at: lease ?? null,
+      };
       return append(sql, tip, row, draft, of);
     };
     return use({ storage, sql, tip, add });
   });
   return { run, seen };
-}
-
-function draftOf(sql: SqlStorage, callId: string, decision: string): EntryDraft {
-  const first = sql.exec<AuditRow>("SELECT * FROM audit WHERE seq = 1").one();
-  const { seq: _s, at: _a, of: _o, prev: _p, hash: _h, ...draft } = first;
-  return { ...(draft as unknown as EntryDraft), call_id: callId, decision };
 }
 
 describe("the chain's tip kept between appends", () => {

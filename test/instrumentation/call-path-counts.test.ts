@@ -24,7 +24,7 @@ interface Measured {
 
 /** Propose `body` through the worker with counted bindings, watching the run's transactions. */
 async function measure(count: Counter, runId: string, body: unknown): Promise<Measured> {
-  await count.watchTransactions("RUN_LEDGER", `default/${runId}`);
+  await count.watch("RUN_LEDGER", `default/${runId}`);
   count.counts.run.length = 0;
   const ctx = createExecutionContext();
   const request = devRequest(`/v1/runs/${runId}/calls`, {
@@ -133,7 +133,7 @@ describe("what each path waits on before its answer", () => {
     const target = `T-${crypto.randomUUID()}`;
     const run = newRun();
     const claims = claimObjectName({ tenant: "default", tool: "create_ticket", target });
-    await count.watchTransactions("TENANT_LEDGER", claims);
+    await count.watch("TENANT_LEDGER", claims);
     const call = ticketCall("create_ticket", { ticket_id: target }, "k-count-create");
     const m = await measure(count, run, call);
     expect(m.status).toBe(200);

@@ -38,7 +38,7 @@ export interface Counter {
   /** What has been counted so far. */
   counts: Counts;
   /** Count the transactions and statements of the object `name` of `binding` from now on. */
-  watchTransactions(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
+  watch(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
 }
 
 function fresh(): Counts {
@@ -118,7 +118,7 @@ export function counter(): Counter {
   return {
     env: wrapped,
     counts,
-    async watchTransactions(binding, name) {
+    async watch(binding, name) {
       if (watched.has(`${binding}/${name}`)) return;
       watched.add(`${binding}/${name}`);
       await runInDurableObject(
