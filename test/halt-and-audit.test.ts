@@ -1,7 +1,16 @@
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { get, json, newRun, post, propose, runStatus, seedTicket, ticketCall } from "./helpers.ts";
+import {
+  editRun,
+  get,
+  json,
+  newRun,
+  post,
+  propose,
+  runLedger,
+  runStatus,
+  seedTicket,
+  ticketCall,
+} from "./helpers.ts";
 
 interface AuditPage {
   entries: {
@@ -86,9 +95,7 @@ describe("the kill switch and the audit log", () => {
   it("blocks calls once the run's deadline has passed", async () => {
     const run = newRun();
     await propose(run, { tool: "noop", args: {} });
-    await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET deadline_at = ?", Date.now() - 1);
-    });
+    await editRun(runLedger(run), "deadline_at = ?", Date.now() - 1);
     const res = await propose(run, { tool: "noop", args: {} });
     expect(res.status).toBe(403);
     expect(await json(res)).toMatchObject({ decision: "block", reason: "run_deadline_exceeded" });

@@ -1,8 +1,14 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import {
+  createExecutionContext,
+  evictDurableObject,
+  runInDurableObject,
+  waitOnExecutionContext,
+} from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { ChainReport } from "../src/core/audit-chain.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, recordName } from "../src/core/keys.ts";
+import type { RunLedger } from "../src/ledger/RunLedger.ts";
 
 /** A fresh run id per test, so tests never share a ledger. */
 export function newRun(prefix = "run"): string {
@@ -250,6 +256,23 @@ export function foldCalls<T extends { seq: number; of?: number | null }>(
 /** The RunLedger of `run` of the development key's tenant. */
 export function runLedger(run: string) {
   return env.RUN_LEDGER.getByName(`default/${run}`);
+}
+
+/**
+ * A test's shortcut through time or budget: `UPDATE run SET <set>` in the run's object's own
+ * storage. The object keeps its row between its own writes, so it is then evicted and started
+ * again, reading its storage as a restart would.
+ */
+export async function editRun(
+  stub: DurableObjectStub<RunLedger>,
+  set: string,
+  ...values: SqlStorageValue[]
+): Promise<void> {
+  await runInDurableObject(stub, (_ledger, state) => {
+    state.storage.sql.exec(`UPDATE run SET ${set}`, ...values);
+  });
+  await evictDurableObject(stub);
+  await runInDurableObject(stub, () => undefined);
 }
 
 /** `GET /v1/runs/{run}/audit/verify` as the development key (an operator). */

@@ -1,7 +1,5 @@
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { json, newRun } from "./helpers.ts";
+import { editRun, json, newRun, runLedger } from "./helpers.ts";
 import { getFrom, hang, proposeTo, reply, type Script, UpstreamDouble } from "./upstream-double.ts";
 
 const charge = (key: string) => ({
@@ -123,9 +121,7 @@ describe("upstream outcomes", () => {
       args: { account: "a", amount_cents: 1 },
       idempotency_key: "k-warmup-01",
     });
-    await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET deadline_at = ?", Date.now() + 150);
-    });
+    await editRun(runLedger(run), "deadline_at = ?", Date.now() + 150);
     const res = await proposeTo(double, run, { tool: "slow_report", args: {} });
     expect(res.status).toBe(504);
     const body = await json<{ reason: string; detail: string }>(res);

@@ -6,7 +6,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
-import { refuse } from "../core/reasons.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
 import { abandonedEntry, expireCalls, nextWake } from "./abandon.ts";
 import type {
@@ -26,6 +26,7 @@ import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { append, ChainTip, chainOldEntries, head, openEntry } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
+import { within } from "./kept.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
@@ -42,9 +43,10 @@ import type {
   Settlement,
 } from "./protocol.ts";
 import { RunIndexing } from "./run-registration.ts";
-import { ensureRun, readRun } from "./run-row.ts";
+import { KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
+import { targetUsed } from "./usage.ts";
 import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
 
 /**
@@ -58,10 +60,12 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
-  /** The chain's last link, kept between appends (audit-log.ts). */
+  /** The chain's last link and the run's row, kept between writes (kept.ts). */
   private readonly tip = new ChainTip();
-  /** Every write's one storage transaction; a failed one forgets the chain's tip. */
-  private readonly transact = <T>(f: () => T): T => this.tip.within(this.ctx.storage, f);
+  private readonly known = new KnownRun();
+  /** Every write's one storage transaction; a failed one forgets what is kept. */
+  private readonly transact = <T>(f: () => T): T =>
+    within(this.ctx.storage, f, [this.tip, this.known]);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
@@ -74,7 +78,7 @@ export class RunLedger extends DurableObject<Env> {
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
     // Synchronous, in the constructor: no request reaches the object before it is done.
-    const run = readRun(this.sql);
+    const run = this.known.holds(readRun(this.sql));
     chainOldEntries(this.sql, run);
     this.alarms.start(run);
   }
@@ -88,7 +92,8 @@ export class RunLedger extends DurableObject<Env> {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
-      return decideProposal({ ledger, abandon }, p, version);
+      const charged = (row: RunRow) => this.known.holds(row);
+      return decideProposal({ ledger, abandon, charged }, p, version);
     });
     if (answer.kind === "admit") {
       // An open call's lease, or a new idempotency key's expiry.
@@ -117,7 +122,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const run = this.transact(() => {
       const run = this.rowOf(ref, now);
-      this.appendAudit(rejectionDraft(r), run);
+      this.log(entryOf(rejectionDraft(r), run), run, null);
       return run;
     });
     await this.afterWrite(run, now);
@@ -130,6 +135,7 @@ export class RunLedger extends DurableObject<Env> {
     const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
+    this.known.forget();
     await this.afterWrite(run, now);
     return answer;
   }
@@ -146,10 +152,11 @@ export class RunLedger extends DurableObject<Env> {
       );
       return run;
     });
+    this.known.forget();
     // The run ended: the alarm archives the rest of its log.
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
-    return statusOf(this.sql, ensureRun(this.sql, ref, now), now);
+    return statusOf(this.sql, this.known.of(this.sql, ref, now), now);
   }
 
   /** Status of the run, or null when no call of it was ever seen. */
@@ -202,33 +209,19 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator approves or denies a pending approval of this run, once. */
   decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
-    const answer = this.transact((): DecideAnswer => {
-      const scope = this.operatorScope();
-      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
-      return decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms);
-    });
-    this.alarms.appended(this.appended, this.ended);
-    return answer;
+    return this.asOperator((scope) =>
+      decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms),
+    );
   }
 
   /** An operator resolves an escalation of this run, once. */
   resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
-    const answer = this.transact((): ResolveAnswer => {
-      const scope = this.operatorScope();
-      if (scope === null) return { kind: "refuse", refusal: refuse("not_found", "Run not seen.") };
-      return resolve(scope, seq, resolution, act);
-    });
-    this.alarms.appended(this.appended, this.ended);
-    return answer;
+    return this.asOperator((scope) => resolve(scope, seq, resolution, act));
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
   usedTarget(tool: string, target: string): boolean {
-    return (
-      this.sql
-        .exec("SELECT 1 FROM target_use WHERE tool = ? AND target = ? AND used > 0", tool, target)
-        .toArray().length > 0
-    );
+    return targetUsed(this.sql, tool, target);
   }
 
   /**
@@ -260,31 +253,34 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The run's row in a write's transaction, created if new; the write carries the index mark. */
   private rowOf(ref: RunRef, now: number): RunRow {
-    const run = ensureRun(this.sql, ref, now);
-    this.index.mark(this.sql, run);
-    return run;
+    return this.known.holds(this.index.mark(this.sql, this.known.of(this.sql, ref, now)));
   }
 
-  private operatorScope(): LedgerScope | null {
-    const run = readRun(this.sql);
-    return run === null ? null : this.scope(run, Date.now());
+  /** An operator's step on the run in one transaction; refused when the run was never seen. */
+  private asOperator<A>(step: (scope: LedgerScope) => A): A | { kind: "refuse"; refusal: Refusal } {
+    const answer = this.transact(() => {
+      const run = readRun(this.sql);
+      if (run === null)
+        return { kind: "refuse" as const, refusal: refuse("not_found", "Run not seen.") };
+      return step(this.scope(run, Date.now()));
+    });
+    this.alarms.appended(this.appended, this.ended);
+    return answer;
   }
 
-  /** The run's storage and its one append function, for a step written in another module. */
+  /**
+   * The run's storage and its one append function, for a step written in another module; an
+   * append is given the row after the decision, for the budget after.
+   */
   private scope(run: RunRow, now: number): LedgerScope {
-    const append = (d: AuditDraft, r: RunRow) => this.appendAudit(d, r);
+    const append = (d: AuditDraft, r: RunRow) => this.log(entryOf(d, r), r, null);
     return { sql: this.sql, append, run, now };
   }
 
   /**
-   * Append an audit entry through the log's one append (append-only, chained: audit-log.ts);
-   * `run` is the row after the decision, for the budget after.
+   * The one append of calls (append-only, chained: audit-log.ts), noting the seq so a full
+   * segment arms the alarm.
    */
-  private appendAudit(d: AuditDraft, run: RunRow): void {
-    this.log(entryOf(d, run), run, null);
-  }
-
-  /** The one append of calls, noting the seq so a full segment arms the alarm. */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
     this.appended = append(this.sql, this.tip, run, draft, of);
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;

@@ -8,6 +8,7 @@
  * inside the caller's `transactionSync`: hashing is synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
+import type { Kept } from "./kept.ts";
 import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "./views.ts";
 
 export type { EntryDraft };
@@ -23,10 +24,10 @@ function lastLink(sql: SqlStorage, run: RunRow): Link {
 /**
  * The chain's last link as the run's object last wrote it, read from storage once, so an
  * append does not read it back. It holds only while every append of the run goes through it
- * and every transaction that appends runs in `within`, which forgets it when the transaction
- * fails (its appends were rolled back).
+ * and every transaction that appends runs in `within` (kept.ts), which forgets it when the
+ * transaction fails (its appends were rolled back).
  */
-export class ChainTip {
+export class ChainTip implements Kept {
   private last: Link | null = null;
 
   /** The last link: kept, or read from the log. */
@@ -40,16 +41,46 @@ export class ChainTip {
     this.last = link;
   }
 
-  /** Run `f` in one transaction of `storage`; when it throws (rolled back), forget the tip. */
-  within<T>(storage: DurableObjectStorage, f: () => T): T {
-    try {
-      return storage.transactionSync(f);
-    } catch (e) {
-      this.last = null;
-      throw e;
-    }
+  /** Read it from the log again at the next append. */
+  forget(): void {
+    this.last = null;
   }
 }
+
+/**
+ * Every column of the `audit` table, in its order (test/repo/fresh-schema.test.ts holds them
+ * to the schema): one INSERT text for every entry, whichever columns its draft leaves unset.
+ */
+export const AUDIT_COLUMNS = [
+  "seq",
+  "call_id",
+  "at",
+  "tool",
+  "form",
+  "decision",
+  "reason",
+  "status",
+  "idempotency_key",
+  "fingerprint",
+  "cache",
+  "duration_ms",
+  "mutations_used",
+  "paid_used",
+  "content_type",
+  "payload",
+  "payload_truncated",
+  "lease_expires_at",
+  "approval_id",
+  "actor",
+  "note",
+  "resolves",
+  "of",
+  "prev",
+  "hash",
+] as const;
+
+const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})
+  VALUES (${AUDIT_COLUMNS.map(() => "?").join(", ")})`;
 
 /** Append one entry after `tip`, `of` the entry it settles (or null); returns its seq. */
 export function append(
@@ -69,12 +100,7 @@ export function append(
     hash: "",
   };
   const hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
-  const cols = Object.keys(row).filter((c) => c !== "hash");
-  sql.exec(
-    `INSERT INTO audit (${cols.join(", ")}, hash) VALUES (${cols.map(() => "?").join(", ")}, ?)`,
-    ...cols.map((c) => row[c] ?? null),
-    hash,
-  );
+  sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => (c === "hash" ? hash : (row[c] ?? null))));
   // The counts and open calls follow in the insert's own trigger (migrations.ts).
   tip.moved({ seq: row.seq, hash });
   return row.seq;

@@ -22,6 +22,8 @@ export interface ProposeScope {
   ledger: LedgerScope;
   /** Close the open entry of a call whose key another call took over. */
   abandon: (callId: string, run: RunRow) => void;
+  /** The run's row as a charge left it. */
+  charged: (run: RunRow) => void;
 }
 
 /** The entry of a refused call: its decision, reason and status from the decision table. */
@@ -75,6 +77,7 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
       : { approvalId: null };
   if ("kind" in asked) return asked;
   const row = chargeRun(sql, run, decision.charge);
+  s.charged(row);
   if (reaches) countUse(sql, decision.charge, p.tool, p.target);
   const overtaken = key === null ? null : holdKey(sql, key, p, stored, now);
   if (overtaken !== null) s.abandon(overtaken, row);

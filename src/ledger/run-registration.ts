@@ -42,12 +42,16 @@ export class RunIndexing {
     this.env = env;
   }
 
-  /** Inside a write's transaction on row `run`: mark the row if the index answered since. */
-  mark(sql: SqlStorage, run: Pick<RunRow, "indexed_at">): void {
-    if (this.indexedAt !== null && run.indexed_at === null) {
-      sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", this.indexedAt);
-    }
+  /**
+   * Inside a write's transaction on row `run`: mark the row if the index answered since.
+   * Answers the row as marked.
+   */
+  mark(sql: SqlStorage, run: RunRow): RunRow {
+    const at = this.indexedAt;
     this.indexedAt = null;
+    if (at === null || run.indexed_at !== null) return run;
+    sql.exec("UPDATE run SET indexed_at = ? WHERE id = 1", at);
+    return { ...run, indexed_at: at };
   }
 
   /**

@@ -4,6 +4,7 @@
 import type { RunLimits } from "../core/limits.ts";
 import { limitsFor } from "../core/policy.ts";
 import { FENCE } from "../fence.ts";
+import type { Kept } from "./kept.ts";
 import type { RunRef } from "./protocol.ts";
 import { limitsOf, type RunRow } from "./views.ts";
 
@@ -81,6 +82,34 @@ export function ensureRun(
   const existing = readRun(sql);
   if (existing !== null) return existing;
   return insertRun(sql, ref, now, limits);
+}
+
+/**
+ * The run's row as the object's own writes left it, so a call does not read it back: read at
+ * most once (known absent when the object found none), then each write that changes it says
+ * what it left. Kept as kept.ts says: a failed transaction forgets it, and so must an edit of
+ * the row made outside the object's methods.
+ */
+export class KnownRun implements Kept {
+  /** undefined: not known; null: storage holds no row. */
+  private row: RunRow | null | undefined = undefined;
+
+  /** The row, created with the policy's limits for its tenant when the run is new. */
+  of(sql: SqlStorage, ref: RunRef, now: number): RunRow {
+    if (this.row === undefined) this.row = readRun(sql);
+    this.row ??= insertRun(sql, ref, now, limitsFor(FENCE, ref.tenant));
+    return this.row;
+  }
+
+  /** Storage now holds `row` (null: none); answers it. */
+  holds<R extends RunRow | null>(row: R): R {
+    this.row = row;
+    return row;
+  }
+
+  forget(): void {
+    this.row = undefined;
+  }
 }
 
 /** The run's effective limits: its stored ones over the policy's for its tenant. */

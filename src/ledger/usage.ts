@@ -55,6 +55,15 @@ export function countUse(
   );
 }
 
+/** Whether the run admitted a call on `target` of `tool`. */
+export function targetUsed(sql: SqlStorage, tool: string, target: string): boolean {
+  return (
+    sql
+      .exec("SELECT 1 FROM target_use WHERE tool = ? AND target = ? AND used > 0", tool, target)
+      .toArray().length > 0
+  );
+}
+
 /** Calls charged per tool so far. */
 export function toolCalls(sql: SqlStorage): Record<string, number> {
   const calls: Record<string, number> = {};

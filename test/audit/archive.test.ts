@@ -6,7 +6,7 @@ import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audi
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
 import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
-import { get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
+import { editRun, get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
 import { firstDraft } from "./entries.ts";
 
 interface Segment {
@@ -201,10 +201,8 @@ describe("the audit archive", () => {
   it("archives the whole log when the run is past its deadline", async () => {
     const run = newRun("archive");
     for (let i = 0; i < 2; i++) await propose(run, { tool: "noop", args: {} });
-    await runInDurableObject(runLedger(run), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET deadline_at = 1");
-      return state.storage.setAlarm(Date.now());
-    });
+    await editRun(runLedger(run), "deadline_at = 1");
+    await runInDurableObject(runLedger(run), (_i, state) => state.storage.setAlarm(Date.now()));
     await runDurableObjectAlarm(runLedger(run));
     await vi.waitFor(async () => {
       expect((await segmentsOf(run)).map((s) => [s.first_seq, s.last_seq])).toEqual([[1, 2]]);
@@ -214,9 +212,7 @@ describe("the audit archive", () => {
   it("neither archives nor trims a run it has no key to sign for", async () => {
     const run = await runOf(250);
     // Created outside local development, with no AUDIT_SIGNING_KEY set: nothing may sign.
-    await runInDurableObject(runLedger(run), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET local = 0");
-    });
+    await editRun(runLedger(run), "local = 0");
     expect(await archive(run)).toBe(0);
     expect(await segmentsOf(run)).toEqual([]);
     expect((await storedSeqs(run)).length).toBe(250);

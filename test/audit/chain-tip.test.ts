@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { append, ChainTip } from "../../src/ledger/audit-log.ts";
+import { within } from "../../src/ledger/kept.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
 import { firstDraft } from "./entries.ts";
@@ -44,12 +45,12 @@ describe("the chain's tip kept between appends", () => {
   it("is forgotten with a transaction that fails, so the next entry links to the last one kept", async () => {
     const { run, seen } = await withRun(({ storage, sql, tip, add }) => {
       const failing = () =>
-        tip.within(storage, () => {
+        within(storage, () => {
           add("rolled-back", "applied");
           throw new Error("after the append");
-        });
+        }, [tip]);
       expect(failing).toThrow("after the append");
-      const kept = tip.within(storage, () => add("kept", "applied"));
+      const kept = within(storage, () => add("kept", "applied"), [tip]);
       const stored = sql.exec<{ seq: number }>("SELECT seq FROM audit ORDER BY seq").toArray();
       return { kept, stored: stored.map((r) => r.seq) };
     });
@@ -71,9 +72,9 @@ describe("the chain's tip kept between appends", () => {
           .exec<{ seq: number }>("SELECT seq FROM open_call")
           .toArray()
           .map((r) => r.seq);
-      const seq = tip.within(storage, () => add("c1", "pending", null, 1_000));
+      const seq = within(storage, () => add("c1", "pending", null, 1_000), [tip]);
       const whilePending = { counts: counts(), open: open() };
-      tip.within(storage, () => add("c1", "applied", seq));
+      within(storage, () => add("c1", "applied", seq), [tip]);
       return { seq, whilePending, settled: { counts: counts(), open: open() } };
     });
     expect(seen.whilePending).toEqual({ counts: { applied: 1, pending: 1 }, open: [seen.seq] });

@@ -1,8 +1,6 @@
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FENCE } from "../../src/fence.ts";
-import { json, newRun, post, runStatus } from "../helpers.ts";
+import { editRun, json, newRun, post, runLedger, runStatus } from "../helpers.ts";
 import { logsCall, newService, proposeSettled } from "./helpers.ts";
 
 describe("a cache hit and the run's brakes", () => {
@@ -20,9 +18,7 @@ describe("a cache hit and the run's brakes", () => {
     const service = newService();
     const run = newRun();
     await proposeSettled(run, logsCall(service));
-    await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET deadline_at = ?", Date.now() - 1);
-    });
+    await editRun(runLedger(run), "deadline_at = ?", Date.now() - 1);
     const res = await proposeSettled(run, logsCall(service));
     expect(await json(res)).toMatchObject({ reason: "run_deadline_exceeded" });
   });
@@ -31,9 +27,7 @@ describe("a cache hit and the run's brakes", () => {
     const service = newService();
     const run = newRun();
     await proposeSettled(run, logsCall(service));
-    await runInDurableObject(env.RUN_LEDGER.getByName(`default/${run}`), (_i, state) => {
-      state.storage.sql.exec("UPDATE run SET paid_used = max_paid_calls");
-    });
+    await editRun(runLedger(run), "paid_used = max_paid_calls");
     const hit = await proposeSettled(run, logsCall(service));
     expect(hit.status).toBe(200);
     expect(await json(hit)).toMatchObject({ decision: "cached" });

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import { verifyChain } from "../../src/core/audit-chain.ts";
 import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
+import { editRun } from "../helpers.ts";
 import { approvalStatuses, OPERATOR } from "./approval-model.ts";
 import {
   abandonInModel,
@@ -314,9 +315,7 @@ export const passDeadline = fc.constant(
     "pass the deadline",
     (m) => !m.expired,
     async (m, r) => {
-      await runInDurableObject(r.stub, (_i, state) => {
-        state.storage.sql.exec("UPDATE run SET deadline_at = ?", Date.now() - 1);
-      });
+      await editRun(r.stub, "deadline_at = ?", Date.now() - 1);
       m.expired = true;
     },
   ),

@@ -1,8 +1,7 @@
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { newRun } from "../helpers.ts";
+import { editRun, newRun } from "../helpers.ts";
 import { decideApproval, lapseApproval } from "./approval-commands.ts";
 import {
   abandon,
@@ -30,9 +29,7 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
   const refusal = { reason: "malformed_payload", detail: "setup" } as const;
   const first = { callId: "call-0", tool: null, form: null, key: null, refusal };
   const budget = await stub.record(ref, { ...first, evidence: EVIDENCE });
-  await runInDurableObject(stub, (_i, state) => {
-    state.storage.sql.exec("UPDATE run SET max_paid_calls = ?", MAX_PAID);
-  });
+  await editRun(stub, "max_paid_calls = ?", MAX_PAID);
   const model: LedgerModel = {
     halted: false,
     expired: false,

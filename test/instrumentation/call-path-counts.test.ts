@@ -60,9 +60,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(422);
     expect(m.before).toMatchObject({ run: ["record"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The run's row (read, then created: this is its first call), the chain's last link (read
-    // once by a new instance), the entry.
-    expect(m.before.statements).toBe(4);
+    // The run's row (created: this is its first call, and the new instance found none when it
+    // started), the chain's last link (read once by a new instance), the entry.
+    expect(m.before.statements).toBe(3);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -72,8 +72,8 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The refused call's four, and the tool's use count.
-    expect(m.before.statements).toBe(5);
+    // The refused call's three, and the tool's use count.
+    expect(m.before.statements).toBe(4);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -88,9 +88,9 @@ describe("what each path waits on before its answer", () => {
     expect(hit.cache).toBe("hit-memory");
     expect(hit.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(hit.before.transactions).toBe(1);
-    // In a run that exists, read by an instance that knows its last link: the run's row and
-    // the entry (a hit is not a use of the tool).
-    expect(hit.before.statements).toBe(2);
+    // In a run that exists, by an instance that keeps its row and last link: the entry alone
+    // (a hit is not a use of the tool).
+    expect(hit.before.statements).toBe(1);
     expect(hit.after).toMatchObject({ cache: [], kv: [], upstream: 0 });
   });
 
@@ -108,10 +108,10 @@ describe("what each path waits on before its answer", () => {
       upstream: 1,
     });
     expect(m.before.transactions).toBe(2);
-    // Propose: the run's row (read, created, charged), the tool's use (read against its cap,
-    // counted), the chain's last link, the pending entry. Settle: the run's row, the open
-    // entry, the outcome's entry, the alarm's next wake.
-    expect(m.before.statements).toBe(11);
+    // Propose: the run's row (created, charged), the tool's use (read against its cap,
+    // counted), the chain's last link, the pending entry. Settle: the open entry, the outcome's
+    // entry, the alarm's next wake.
+    expect(m.before.statements).toBe(9);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -122,9 +122,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's eleven, and the idempotency key: looked up and stored at propose,
+    // The read miss's nine, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
-    expect(m.before.statements).toBe(14);
+    expect(m.before.statements).toBe(12);
     expect(m.before.upstream).toBe(1);
   });
 
@@ -146,10 +146,10 @@ describe("what each path waits on before its answer", () => {
     });
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's fourteen with the target's use count (read against its cap,
+    // In the run, add_comment's twelve with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted, then its confirmation, sent unawaited as the upstream runs.
-    expect(m.after.statements).toBe(18);
+    expect(m.after.statements).toBe(16);
     expect(m.before.upstream).toBe(1);
   });
 });

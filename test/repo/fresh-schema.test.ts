@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf } from "../../scripts/lib/schema.ts";
+import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import {
   type FreshSchema,
@@ -70,6 +71,13 @@ describe("a new object's schema in one step", () => {
       }
     });
   }
+
+  it("an audit append binds every column of the audit table, in the table's order", () => {
+    const db = new DatabaseSync(":memory:");
+    migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
+    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").all();
+    expect(columns.map((c) => c.name)).toEqual([...AUDIT_COLUMNS]);
+  });
 
   it("a script that stands for other steps is not used: the steps run instead", () => {
     const db = new DatabaseSync(":memory:");

@@ -1,0 +1,43 @@
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { LedgerProposal } from "../src/ledger/protocol.ts";
+import { editRun, newRun, runLedger } from "./helpers.ts";
+
+const EVIDENCE = { contentType: "application/json", payload: "{}", truncated: false };
+
+/** A paid read of the noop, proposed to the run's object directly. */
+function paidCall(callId: string, evidence = EVIDENCE): LedgerProposal {
+  return {
+    callId,
+    tool: "noop",
+    form: "canonical",
+    effect: "read",
+    paid: true,
+    key: null,
+    fingerprint: `fp-${callId}`,
+    target: null,
+    leaseMs: 60_000,
+    args: "{}",
+    outcome: null,
+    evidence,
+  };
+}
+
+describe("the run's row kept by its object between writes", () => {
+  it("is forgotten with a transaction that fails after charging, so the charge is not counted", async () => {
+    const runId = newRun("kept");
+    const ref = { tenant: "default", runId };
+    const stub = runLedger(runId);
+    expect((await stub.propose(ref, paidCall("c1"))).kind).toBe("admit");
+    await editRun(stub, "max_paid_calls = 2");
+    // The entry's payload is NOT NULL: its insert fails after the run was charged, and the
+    // whole transaction, the charge included, rolls back.
+    const broken = { ...EVIDENCE, payload: null as unknown as string };
+    await runInDurableObject(stub, async (ledger) => {
+      await expect(ledger.propose(ref, paidCall("c2", broken))).rejects.toThrow(/NOT NULL/);
+    });
+    const next = await stub.propose(ref, paidCall("c3"));
+    expect(next).toMatchObject({ kind: "admit", budget: { paid_calls: { used: 2, limit: 2 } } });
+    expect(await stub.status()).toMatchObject({ budget: { paid_calls: { used: 2 } } });
+  });
+});
