@@ -14,12 +14,19 @@ export function requestInit(call: FuzzCall, extra: Record<string, string> = {}):
   return { method: "POST", headers, body: new TextEncoder().encode(call.body) };
 }
 
-/** The idempotency key a generated call carries, if it is a string. */
+/** A model's text call as the generators write it: JSON, alone or in one code fence. */
+const FENCED = /^\s*```[A-Za-z]*\n([\s\S]*)\n```\s*$/;
+
+/**
+ * The idempotency key a generated call carries, if it is a string: in the header, or in the
+ * body's JSON, inside a model's code fence too.
+ */
 export function keyOf(call: FuzzCall): string | null {
   const header = call.headers["Idempotency-Key"];
   if (header !== undefined) return header;
+  const json = FENCED.exec(call.body)?.[1] ?? call.body;
   try {
-    const key: unknown = (JSON.parse(call.body) as { idempotency_key?: unknown }).idempotency_key;
+    const key: unknown = (JSON.parse(json) as { idempotency_key?: unknown }).idempotency_key;
     return typeof key === "string" ? key : null;
   } catch {
     return null;
