@@ -135,7 +135,7 @@ export class RunLedger extends DurableObject<Env> {
     const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
-    this.known.forget();
+    this.known.holds(run);
     await this.afterWrite(run, now);
     return answer;
   }

@@ -99,10 +99,10 @@ export function append(
     prev: last.hash,
     hash: "",
   };
-  const hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
-  sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => (c === "hash" ? hash : (row[c] ?? null))));
+  row.hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
+  sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => row[c] ?? null));
   // The counts and open calls follow in the insert's own trigger (migrations.ts).
-  tip.moved({ seq: row.seq, hash });
+  tip.moved({ seq: row.seq, hash: row.hash });
   return row.seq;
 }
 

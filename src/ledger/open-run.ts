@@ -7,7 +7,7 @@ import { limitsFor } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
 import type { OpenAnswer, RunRef } from "./protocol.ts";
-import { ensureRun, readRun, runLimits, storeLimits } from "./run-row.ts";
+import { insertRun, readRun, runLimits, storeLimits } from "./run-row.ts";
 import { statusOf } from "./run-status.ts";
 import type { RunRow } from "./views.ts";
 
@@ -40,9 +40,10 @@ export function openRun(
     const refusal = refuse("override_loosens_policy", `${field}: ${detail} by ${whose}.`);
     return { answer: { kind: "refuse", refusal, field }, run: existing };
   }
-  const made = existing ?? ensureRun(sql, ref, now, tightened.value);
-  if (existing !== null) storeLimits(sql, tightened.value);
-  const run = readRun(sql) ?? made;
+  const run =
+    existing === null
+      ? insertRun(sql, ref, now, tightened.value)
+      : storeLimits(sql, tightened.value);
   return {
     answer: { kind: "opened", created: existing === null, view: statusOf(sql, run, now) },
     run,

@@ -32,17 +32,22 @@ export function insertRun(sql: SqlStorage, ref: RunRef, now: number, limits: Run
     .one();
 }
 
-/** Replace the run's limits with tighter ones; the deadline still counts from creation. */
-export function storeLimits(sql: SqlStorage, limits: RunLimits): void {
-  sql.exec(
-    `UPDATE run SET deadline_at = created_at + ?, max_mutations = ?, max_paid_calls = ?,
-       allowed_tools = ?, tool_caps = ? WHERE id = 1`,
-    limits.deadline_ms,
-    limits.max_mutations,
-    limits.max_paid_calls,
-    toolsColumn(limits),
-    JSON.stringify(limits.tool_caps),
-  );
+/**
+ * Replace the run's limits with tighter ones; the deadline still counts from creation. Answers
+ * the row as stored.
+ */
+export function storeLimits(sql: SqlStorage, limits: RunLimits): RunRow {
+  return sql
+    .exec<RunRow>(
+      `UPDATE run SET deadline_at = created_at + ?, max_mutations = ?, max_paid_calls = ?,
+         allowed_tools = ?, tool_caps = ? WHERE id = 1 RETURNING *`,
+      limits.deadline_ms,
+      limits.max_mutations,
+      limits.max_paid_calls,
+      toolsColumn(limits),
+      JSON.stringify(limits.tool_caps),
+    )
+    .one();
 }
 
 /** NULL when the run allows every tool the policy allows (the gate checks those). */
@@ -70,18 +75,6 @@ export function chargeRun(
 /** The run's row, or null when no call of the run was seen. */
 export function readRun(sql: SqlStorage): RunRow | null {
   return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
-}
-
-/** The run's row, created with `limits` (the policy's for its tenant) when it is new. */
-export function ensureRun(
-  sql: SqlStorage,
-  ref: RunRef,
-  now: number,
-  limits: RunLimits = limitsFor(FENCE, ref.tenant),
-): RunRow {
-  const existing = readRun(sql);
-  if (existing !== null) return existing;
-  return insertRun(sql, ref, now, limits);
 }
 
 /**
