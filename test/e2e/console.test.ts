@@ -21,8 +21,12 @@ const ARGS = [
   "--disable-sync",
 ];
 
-/** Where screenshots go: `SCREENSHOT_DIR=docs` refreshes the README's; else a temp folder. */
-const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "toolfence-shots-"));
+/**
+ * Where screenshots go: `SCREENSHOT_DIR=docs` refreshes the README's; else a temp folder,
+ * removed after the run.
+ */
+const KEPT_SHOTS = process.env.SCREENSHOT_DIR;
+const SHOTS = KEPT_SHOTS ?? mkdtempSync(join(tmpdir(), "toolfence-shots-"));
 
 /** How long a new entry may take to appear: the page polls once a second. */
 const LIVE_WAIT_MS = 2_000;
@@ -53,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   rmSync(profile, { recursive: true, force: true });
+  if (KEPT_SHOTS === undefined) rmSync(SHOTS, { recursive: true, force: true });
 });
 
 describe("the console in Chromium", () => {

@@ -1,13 +1,14 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { entryHash, genesis } from "../../src/core/audit-chain.ts";
 import { newSigningKey, type PrivateJwk, publicJwk, signHead } from "../../src/core/audit-head.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "toolfence-audit-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function chain(n: number): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
