@@ -6,9 +6,9 @@
  * Exit 0 when intact; 1 with the first bad seq and what is wrong; 2 on a usage error.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { verifyChain } from "../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../src/core/audit-head.ts";
+import { parseCli } from "./lib/cli.ts";
 
 const USAGE =
   "usage: npm run audit -- verify --file run.ndjson [--head head.json] [--keys keys.json] [--tenant t --run r]";
@@ -27,17 +27,20 @@ function verdict(ok: boolean, what: Record<string, unknown>): number {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      file: { type: "string" },
-      head: { type: "string" },
-      keys: { type: "string" },
-      tenant: { type: "string" },
-      run: { type: "string" },
+  const { values, positionals } = parseCli(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        file: { type: "string" },
+        head: { type: "string" },
+        keys: { type: "string" },
+        tenant: { type: "string" },
+        run: { type: "string" },
+      },
     },
-  });
+    USAGE,
+  );
   const head =
     values.head === undefined
       ? null

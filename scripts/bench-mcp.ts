@@ -7,12 +7,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { benchMcp } from "./bench/mcp.ts";
 import { markdown, plain } from "./bench/table.ts";
+import { parseCli, wholeNumber } from "./lib/cli.ts";
 import { startDev } from "./lib/dev-server.ts";
 import { startEverything } from "./lib/mcp-everything.ts";
 import { DEFAULT_KEY } from "./lib/target.ts";
 
-const callsFlag = process.argv.find((a) => a.startsWith("--calls="));
-const calls = callsFlag === undefined ? 300 : Number(callsFlag.slice(8));
+const USAGE = "usage: npm run bench:mcp [-- --calls=<n>]";
+const { values: flags } = parseCli({ options: { calls: { type: "string" } } }, USAGE);
+const calls = flags.calls === undefined ? 300 : wholeNumber("calls", flags.calls, 1, USAGE);
 const HEADING = "### MCP upstream:";
 
 async function main(): Promise<void> {

@@ -16,11 +16,31 @@ import { benchScale } from "./bench/scale.ts";
 import { startFence, withFenceAndFloor } from "./bench/servers.ts";
 import { benchState, DISK_STATE } from "./bench/state.ts";
 import { markdown, plain, type Table } from "./bench/table.ts";
+import { parseCli, wholeNumber } from "./lib/cli.ts";
 
-const quick = process.argv.includes("--quick");
-const growthFlag = process.argv.find((a) => a.startsWith("--growth="));
+const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
+       npm run bench -- --scale [--quick]
+       npm run bench -- --profile [--quick]`;
+
+const { values: flags } = parseCli(
+  {
+    options: {
+      quick: { type: "boolean", default: false },
+      growth: { type: "string" },
+      scale: { type: "boolean", default: false },
+      profile: { type: "boolean", default: false },
+    },
+  },
+  USAGE,
+);
+const quick = flags.quick;
 /** Calls in the large run of the growth bench. */
-const growth = growthFlag === undefined ? (quick ? 5_000 : 50_000) : Number(growthFlag.slice(9));
+const growth =
+  flags.growth === undefined
+    ? quick
+      ? 5_000
+      : 50_000
+    : wholeNumber("growth", flags.growth, 100, USAGE);
 const loadBefore = loadavg();
 const cpuBefore = cpuTimes();
 
@@ -90,8 +110,8 @@ async function profile(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes("--scale")) return scale();
-  if (process.argv.includes("--profile")) return profile();
+  if (flags.scale) return scale();
+  if (flags.profile) return profile();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);

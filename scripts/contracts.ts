@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { ToolContract } from "../src/core/contract.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
+import { parseCli } from "./lib/cli.ts";
 import { type ImportOptions, renderContract } from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
 import type { ListedTool } from "./lib/mcp/pin.ts";
@@ -21,26 +22,29 @@ const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: v
          [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
 
-type Flags = Map<string, string[]>;
+const OPTIONS = {
+  mcp: { type: "string" },
+  header: { type: "string", multiple: true },
+  tools: { type: "string" },
+  prefix: { type: "string" },
+  "url-var": { type: "string" },
+  binding: { type: "string" },
+  path: { type: "string" },
+  secret: { type: "string" },
+  out: { type: "string" },
+  dir: { type: "string" },
+} as const;
 
-function parseFlags(args: readonly string[]): Flags | null {
-  const flags: Flags = new Map();
-  for (let i = 0; i < args.length; i += 2) {
-    const flag = args[i];
-    const value = args[i + 1];
-    if (!flag?.startsWith("--") || value === undefined) return null;
-    flags.set(flag.slice(2), [...(flags.get(flag.slice(2)) ?? []), value]);
-  }
-  return flags;
+/** The command and its options; an unknown option stops with the usage (lib/cli.ts). */
+function parseCommand(argv: string[]) {
+  return parseCli({ args: argv, options: OPTIONS, allowPositionals: true }, USAGE);
 }
 
-function one(flags: Flags, name: string): string | undefined {
-  return flags.get(name)?.at(-1);
-}
+type Flags = ReturnType<typeof parseCommand>["values"];
 
 function headersOf(flags: Flags): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const h of flags.get("header") ?? []) {
+  for (const h of flags.header ?? []) {
     const at = h.indexOf(":");
     if (at < 1) throw new Error(`--header "${h}" is not "Name: value"`);
     headers[h.slice(0, at).trim()] = h.slice(at + 1).trim();
@@ -62,28 +66,26 @@ async function listTools(url: string, headers: Record<string, string>): Promise<
 }
 
 function importOptions(url: string, flags: Flags, headers: Record<string, string>): ImportOptions {
-  const binding = one(flags, "binding");
+  const binding = flags.binding;
   const endpoint =
     binding === undefined
-      ? { urlVar: one(flags, "url-var") ?? "MCP_SERVER_URL" }
-      : { binding, path: one(flags, "path") ?? new URL(url).pathname };
-  const options: ImportOptions = { source: url, prefix: one(flags, "prefix") ?? "", endpoint };
+      ? { urlVar: flags["url-var"] ?? "MCP_SERVER_URL" }
+      : { binding, path: flags.path ?? new URL(url).pathname };
+  const options: ImportOptions = { source: url, prefix: flags.prefix ?? "", endpoint };
   const [header, value] = Object.entries(headers)[0] ?? [];
   if (header !== undefined && value !== undefined) {
     const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
-    const secret = one(flags, "secret") ?? "MCP_SERVER_TOKEN";
+    const secret = flags.secret ?? "MCP_SERVER_TOKEN";
     options.auth = scheme === undefined ? { header, secret } : { header, secret, scheme };
   }
   return options;
 }
 
 async function runImport(flags: Flags): Promise<number> {
-  const url = one(flags, "mcp");
+  const url = flags.mcp;
   if (url === undefined) return usage();
   const headers = headersOf(flags);
-  const wanted = one(flags, "tools")
-    ?.split(",")
-    .map((t) => t.trim());
+  const wanted = flags.tools?.split(",").map((t) => t.trim());
   const listed = await listTools(url, headers);
   const unknown = (wanted ?? []).filter((w) => !listed.some((t) => t.name === w));
   if (unknown.length > 0) {
@@ -91,7 +93,7 @@ async function runImport(flags: Flags): Promise<number> {
     return 1;
   }
   const tools = wanted === undefined ? listed : listed.filter((t) => wanted.includes(t.name));
-  const out = one(flags, "out") ?? "contracts";
+  const out = flags.out ?? "contracts";
   mkdirSync(out, { recursive: true });
   const options = importOptions(url, flags, headers);
   let refused = 0;
@@ -131,8 +133,8 @@ async function pinnedIn(dir: string): Promise<ReturnType<typeof pinnedTools>> {
 }
 
 async function runDrift(flags: Flags): Promise<number> {
-  const only = one(flags, "mcp");
-  const pinned = (await pinnedIn(one(flags, "dir") ?? "contracts")).filter(
+  const only = flags.mcp;
+  const pinned = (await pinnedIn(flags.dir ?? "contracts")).filter(
     (c) => only === undefined || c.upstream.pinned.source === only,
   );
   const bySource = new Map<string, typeof pinned>();
@@ -157,10 +159,10 @@ function usage(): number {
   return 2;
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const flags = parseFlags(rest);
-  if (flags === null) return usage();
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values: flags } = parseCommand(argv);
+  const [command, ...rest] = positionals;
+  if (rest.length > 0) return usage();
   if (command === "import") return runImport(flags);
   if (command === "drift") return runDrift(flags);
   return usage();

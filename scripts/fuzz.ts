@@ -6,32 +6,39 @@
  * not hold one settled entry per call (none pending, none abandoned). Ticket ids include dot
  * segments and their encodings, which must be blocked before any upstream sees them.
  */
-import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { DECISION_TABLE, type Reason } from "../src/core/reasons.ts";
 import { type FuzzCall, runOfCalls } from "../test/fuzz/arbitraries.ts";
 import { requestInit, SUCCESSES } from "../test/fuzz/send.ts";
+import { parseCli, wholeNumber } from "./lib/cli.ts";
 import { apiKey, authHeaders, targetUrl } from "./lib/target.ts";
 
-const { values: opts } = parseArgs({
-  options: {
-    url: { type: "string", default: "http://127.0.0.1:8787" },
-    n: { type: "string", default: "1000" },
-    seed: { type: "string", default: "7" },
-    "per-run": { type: "string", default: "20" },
-    concurrency: { type: "string", default: "8" },
-    "max-seconds": { type: "string", default: "300" },
-    key: { type: "string" },
-    "allow-remote": { type: "boolean", default: false },
+const USAGE = `usage: npm run fuzz -- [--url http://127.0.0.1:8787] [--n 1000] [--seed 7]
+         [--per-run 20] [--concurrency 8] [--max-seconds 300] [--key tf_...] [--allow-remote]`;
+
+const { values: opts } = parseCli(
+  {
+    options: {
+      url: { type: "string", default: "http://127.0.0.1:8787" },
+      n: { type: "string", default: "1000" },
+      seed: { type: "string", default: "7" },
+      "per-run": { type: "string", default: "20" },
+      concurrency: { type: "string", default: "8" },
+      "max-seconds": { type: "string", default: "300" },
+      key: { type: "string" },
+      "allow-remote": { type: "boolean", default: false },
+    },
   },
-});
+  USAGE,
+);
 
 /** Bounds: a fuzz run is a test, not a load generator. */
-const n = Math.min(Math.max(1, Number(opts.n)), 100_000);
-const seed = Number(opts.seed);
-const perRun = Math.min(Math.max(1, Number(opts["per-run"])), 1_000);
-const concurrency = Math.min(Math.max(1, Number(opts.concurrency)), 32);
-const deadline = Date.now() + Math.min(Number(opts["max-seconds"]), 3_600) * 1_000;
+const n = Math.min(wholeNumber("n", opts.n, 1, USAGE), 100_000);
+const seed = wholeNumber("seed", opts.seed, 0, USAGE);
+const perRun = Math.min(wholeNumber("per-run", opts["per-run"], 1, USAGE), 1_000);
+const concurrency = Math.min(wholeNumber("concurrency", opts.concurrency, 1, USAGE), 32);
+const maxSeconds = wholeNumber("max-seconds", opts["max-seconds"], 1, USAGE);
+const deadline = Date.now() + Math.min(maxSeconds, 3_600) * 1_000;
 const base = targetUrl(opts.url, opts["allow-remote"]);
 const auth = authHeaders(apiKey(opts.key));
 const REQUEST_TIMEOUT_MS = 15_000;

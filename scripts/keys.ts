@@ -10,11 +10,11 @@
  * Without --local or --remote the wrangler command is printed, not run.
  */
 import { execFileSync } from "node:child_process";
-import { parseArgs } from "node:util";
 import { CONTRACTS } from "../contracts/index.ts";
 import { newSigningKey, publicJwk } from "../src/core/audit-head.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, parseKeyRecord, recordName } from "../src/core/keys.ts";
+import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 
 const USAGE = `usage:
   npm run keys -- issue --tenant <tenant> --role agent|operator [--tools a,b] [--label text] [--local|--remote]
@@ -36,11 +36,10 @@ const OPTIONS = {
 class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseCli(
+    { args: argv, options: OPTIONS, allowPositionals: true },
+    USAGE,
+  );
   if (values.local && values.remote) throw new UsageError("pick one of --local and --remote");
   const target = values.local ? "--local" : values.remote ? "--remote" : null;
   const [command] = positionals;
@@ -106,11 +105,9 @@ function shellQuote(arg: string): string {
 try {
   await main(process.argv.slice(2));
 } catch (e) {
-  if (!(e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))) {
-    throw e;
-  }
+  if (!(e instanceof UsageError)) throw e;
   console.error((e as Error).message);
-  process.exitCode = 2;
+  process.exitCode = USAGE_EXIT;
 }
 
 /**

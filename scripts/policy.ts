@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CONTRACTS } from "../contracts/index.ts";
 import { checkPolicyText, policyReport } from "../src/core/policy-report.ts";
+import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 import {
   type ContractModule,
   checkContractFolder,
@@ -29,23 +30,16 @@ async function contractModules(): Promise<ContractModule[]> {
   );
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command !== "check") {
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseCli(
+    { args: argv, options: { policy: { type: "string" } }, allowPositionals: true },
+    USAGE,
+  );
+  if (positionals.length !== 1 || positionals[0] !== "check") {
     console.error(USAGE);
-    return 2;
+    return USAGE_EXIT;
   }
-  let path = DEFAULT_POLICY;
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    const value = rest[i + 1];
-    if (arg !== "--policy" || value === undefined) {
-      console.error(USAGE);
-      return 2;
-    }
-    path = value;
-    i++;
-  }
+  const path = values.policy ?? DEFAULT_POLICY;
   let text: string;
   try {
     text = readFileSync(path, "utf8");

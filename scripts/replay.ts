@@ -9,29 +9,9 @@ import { CONTRACTS } from "../contracts/index.ts";
 import { checkPolicyText } from "../src/core/policy-report.ts";
 import { formatReport, parseAudit, replayAudit } from "../src/core/replay.ts";
 import { MAX_JSON_DEPTH } from "../src/http/limits.ts";
+import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 
 const USAGE = "usage: npm run replay -- audit.ndjson [--policy path] [--tenant name]";
-
-interface Args {
-  audit: string;
-  policy: string;
-  tenant: string;
-}
-
-function parseArgs(argv: readonly string[]): Args | null {
-  const args: Partial<Args> = { policy: "contracts/policy.json", tenant: "default" };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    const value = argv[i + 1];
-    if (arg === "--policy" || arg === "--tenant") {
-      if (value === undefined) return null;
-      args[arg === "--policy" ? "policy" : "tenant"] = value;
-      i++;
-    } else if (args.audit === undefined && !arg.startsWith("--")) args.audit = arg;
-    else return null;
-  }
-  return args.audit === undefined ? null : (args as Args);
-}
 
 function read(path: string): string | null {
   try {
@@ -42,12 +22,23 @@ function read(path: string): string | null {
   }
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv);
-  if (args === null) {
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseCli(
+    {
+      args: argv,
+      options: {
+        policy: { type: "string", default: "contracts/policy.json" },
+        tenant: { type: "string", default: "default" },
+      },
+      allowPositionals: true,
+    },
+    USAGE,
+  );
+  if (positionals.length !== 1) {
     console.error(USAGE);
-    return 2;
+    return USAGE_EXIT;
   }
+  const args = { audit: positionals[0] ?? "", ...values };
   const policyText = read(args.policy);
   const auditText = read(args.audit);
   if (policyText === null || auditText === null) return 1;
