@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { ToolContract } from "../src/core/contract.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
-import { parseCli } from "./lib/cli.ts";
+import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 import { type ImportOptions, renderContract } from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
 import type { ListedTool } from "./lib/mcp/pin.ts";
@@ -156,7 +156,7 @@ async function runDrift(flags: Flags): Promise<number> {
 
 function usage(): number {
   console.error(USAGE);
-  return 2;
+  return USAGE_EXIT;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -9,13 +9,13 @@ import { type ParseArgsConfig, parseArgs } from "node:util";
 export const USAGE_EXIT = 2;
 
 /** Print `problem` and `usage` on stderr and exit with USAGE_EXIT. */
-export function usageError(problem: string, usage: string): never {
+function usageError(problem: string, usage: string): never {
   console.error(`${problem}\n${usage}`);
   process.exit(USAGE_EXIT);
 }
 
 /** When `argv` asks for help: print `usage` on stdout and exit 0. */
-export function exitOnHelp(argv: readonly string[], usage: string): void {
+function exitOnHelp(argv: readonly string[], usage: string): void {
   const end = argv.indexOf("--");
   const options = end < 0 ? argv : argv.slice(0, end);
   if (options.includes("--help") || options.includes("-h")) {
