@@ -61,7 +61,7 @@ describe("the command lines", () => {
     ["bench", "scripts/bench.ts", "--growth=ten"],
     ["bench:mcp", "scripts/bench-mcp.ts", "--calls=-3"],
   ])(
-    "npm run %s refuses a number that is not one before starting: %s %s",
+    "npm run %s refuses a count that is not a whole number in range: %s %s",
     (_n, script, ...args) => {
       const { code, err } = run(script, ...args);
       expect(err).toMatch(/must be a whole number of at least \d+, not /);
