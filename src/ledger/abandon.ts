@@ -7,6 +7,7 @@
  * the upstream.
  */
 import { type EntryDraft, expiredOpen } from "./audit-log.ts";
+import { readRun } from "./run-row.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
 /** The outcome entry that closes `open` as abandoned at `now`. */
@@ -77,8 +78,8 @@ export function expireCalls(
   now: number,
   append: (d: EntryDraft, run: RunRow, of: number) => void,
 ): void {
-  const run = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0];
-  if (run !== undefined) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
+  const run = readRun(sql);
+  if (run !== null) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
   sql.exec(
     "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
     now,

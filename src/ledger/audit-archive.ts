@@ -11,6 +11,7 @@
 import { type SignedHead, signHead } from "../core/audit-head.ts";
 import { head } from "./audit-log.ts";
 import { auditTrimWake, trimArchived } from "./audit-trim.ts";
+import { readRun } from "./run-row.ts";
 import { runSigningKey } from "./signing-key.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
@@ -138,8 +139,8 @@ export function headMetadata(h: SignedHead): Record<string, string> {
  * with no usable signing key is not archived (logged), and so nothing of it is trimmed.
  */
 export async function archiveRun(s: ArchiveScope, cfg: ArchiveConfig, now: number) {
-  const run = s.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0];
-  if (run === undefined) return 0;
+  const run = readRun(s.sql);
+  if (run === null) return 0;
   const key = runSigningKey(s.env, run.local === 1);
   let written = 0;
   for (let last = dueSegmentEnd(s.sql, run, cfg, now); last !== null; ) {
@@ -175,8 +176,8 @@ export async function archiveRun(s: ArchiveScope, cfg: ArchiveConfig, now: numbe
 
 /** When the archive next has work: a segment to write or entries to trim; null for none. */
 export function archiveWake(s: ArchiveScope, cfg: ArchiveConfig, now: number): number | null {
-  const run = s.sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0];
-  if (run === undefined) return null;
+  const run = readRun(s.sql);
+  if (run === null) return null;
   const through = archivedThrough(s.sql);
   const trim = auditTrimWake(s.sql, through, cfg.retentionMs);
   const last = head(s.sql)?.seq ?? 0;
