@@ -20,7 +20,7 @@ import type {
   RunRef,
 } from "../ledger/protocol.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
-import { holdTarget } from "./claims.ts";
+import { claimBeside, holdTarget, withdrawal } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
 import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
@@ -123,7 +123,7 @@ async function served(
 
 /**
  * A call that reaches the tool: its tenant-wide target claimed (if a rule needs one; see
- * TenantLedger), charged, run outside the ledger, then settled.
+ * TenantLedger) while the run decides, charged, run outside the ledger, then settled.
  */
 async function admitAndRun(
   c: AppContext,
@@ -136,23 +136,39 @@ async function admitAndRun(
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const hold = await holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
-  if (hold.refusal !== null) {
-    const { refusal } = hold;
+  const holding = holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
+  // A tool the fence answers itself has no side effect: its outcome is known before the
+  // ledger decides, so one ledger step both decides and records it. That step cannot be taken
+  // back, so such a tool's claim is settled before it.
+  const inline = call.contract.upstream.kind === "inline";
+  const early = inline ? await holding : null;
+  if (early !== null && early.refusal !== null) {
+    const { refusal } = early;
     const { tool, form, key, evidence } = proposal;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return refused(refusal, { call_id: callId, budget });
   }
-  // A tool the fence answers itself has no side effect: its outcome is known before the
-  // ledger decides, so one ledger step both decides and records it.
-  const known =
-    call.contract.upstream.kind === "inline"
-      ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)
-      : null;
-  const answer = await ledger.propose(
+  const known = inline
+    ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)
+    : null;
+  const { hold, answer } = await claimBeside(
+    ledger,
     ref,
-    known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
+    early ?? holding,
+    ledger.propose(
+      ref,
+      known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
+    ),
+    { proposal, started },
   );
+  if (hold.refusal !== null && answer.kind === "admit") {
+    // The run admitted a call whose target another run holds: the run takes it back.
+    const budget = await ledger.withdraw(
+      ref,
+      withdrawal(proposal, answer.charge, hold.refusal, started),
+    );
+    return refused(hold.refusal, { call_id: callId, budget });
+  }
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.fresh?.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {

@@ -1,11 +1,19 @@
 /**
- * Tenant-wide target claims on the call path: claimed in the target's shard object before the
- * run decides, released if the run refuses.
+ * Tenant-wide target claims on the call path: claimed in the target's shard object while the
+ * run decides, released if the run refuses (src/http/calls.ts waits for both).
  */
+import type { Charge } from "../core/admission.ts";
 import type { GatedCall } from "../core/gate.ts";
 import type { TargetRule } from "../core/policy.ts";
-import type { Refusal } from "../core/reasons.ts";
-import type { RunRef, TargetClaim } from "../ledger/protocol.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import type { ledgerOf } from "../ledger/address.ts";
+import type {
+  LedgerAnswer,
+  LedgerProposal,
+  RunRef,
+  TargetClaim,
+  Withdrawal,
+} from "../ledger/protocol.ts";
 import { claimObjectName } from "../ledger/TenantLedger.ts";
 
 /** A claim this call made, which the run's decision settles. */
@@ -29,8 +37,8 @@ const NOTHING_HELD: TargetHold = { refusal: null, fresh: null };
 /**
  * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
  * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls.
- * The claim comes before the run decides and is released if the run refuses: see TenantLedger
- * for why this order fails closed.
+ * The claim is asked beside the run's decision, and the tool is reached only when both let
+ * it: see TenantLedger for why this fails closed.
  */
 export async function holdTarget(
   env: Env,
@@ -77,5 +85,52 @@ function claimOf(
     callId,
     tenant: ref.tenant,
     leaseMs,
+  };
+}
+
+/**
+ * Wait for the target's claim and the run's decision, asked at the same time: the tool is
+ * reached only when both let it, so the claim adds no serial step. When either fails, what
+ * the other did is undone (a fresh claim released; an admitted call withdrawn) before the
+ * error goes on.
+ */
+export async function claimBeside(
+  ledger: Pick<ReturnType<typeof ledgerOf>, "withdraw">,
+  ref: RunRef,
+  holding: TargetHold | Promise<TargetHold>,
+  deciding: Promise<LedgerAnswer>,
+  { proposal, started }: { proposal: LedgerProposal; started: number },
+): Promise<{ hold: TargetHold; answer: LedgerAnswer }> {
+  const [held, decided] = await Promise.allSettled([holding, deciding]);
+  if (decided.status === "rejected") {
+    if (held.status === "fulfilled") await held.value.fresh?.release();
+    throw decided.reason;
+  }
+  const answer = decided.value;
+  if (held.status === "rejected") {
+    if (answer.kind === "admit") {
+      const failed = refuse("internal_error", "The target's claim could not be made.");
+      await ledger.withdraw(ref, withdrawal(proposal, answer.charge, failed, started));
+    }
+    throw held.reason;
+  }
+  return { hold: held.value, answer };
+}
+
+/** Taking back the admitted call `p`, which must not run because of `refusal`. */
+export function withdrawal(
+  p: LedgerProposal,
+  charge: Charge,
+  refusal: Refusal,
+  started: number,
+): Withdrawal {
+  const key = p.effect === "mutate" ? p.key : null;
+  return {
+    callId: p.callId,
+    key,
+    target: p.target,
+    charge,
+    refusal,
+    durationMs: Date.now() - started,
   };
 }

@@ -8,7 +8,7 @@ import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
-import { abandonedEntry, expireCalls, nextWake } from "./abandon.ts";
+import { abandonCall, expireCalls, nextWake } from "./abandon.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -23,7 +23,7 @@ import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { append, ChainTip, chainOldEntries, head, openEntry } from "./audit-log.ts";
+import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import { within } from "./kept.ts";
@@ -41,6 +41,7 @@ import type {
   RunSummary,
   RunView,
   Settlement,
+  Withdrawal,
 } from "./protocol.ts";
 import { RunIndexing } from "./run-registration.ts";
 import { KnownRun, readRun } from "./run-row.ts";
@@ -48,6 +49,7 @@ import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
 import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
+import { withdrawCall } from "./withdraw.ts";
 
 /**
  * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.
@@ -66,6 +68,8 @@ export class RunLedger extends DurableObject<Env> {
   /** Every write's one storage transaction; a failed one forgets what is kept. */
   private readonly transact = <T>(f: () => T): T =>
     within(this.ctx.storage, f, [this.tip, this.known]);
+  /** An outcome entry's append, for steps written in other modules. */
+  private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
@@ -91,7 +95,8 @@ export class RunLedger extends DurableObject<Env> {
     const answer = this.transact((): LedgerAnswer => {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
-      const abandon = (callId: string, run: RunRow) => this.abandon(callId, run, now);
+      const abandon = (callId: string, run: RunRow) =>
+        abandonCall(this.sql, { callId, run, now }, this.logOutcome);
       const charged = (row: RunRow) => this.known.holds(row);
       return decideProposal({ ledger, abandon, charged }, p, version);
     });
@@ -107,14 +112,12 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
   async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
-    const budget = this.transact(() => {
-      const run = this.rowOf(ref, Date.now());
-      settleCall(this.sql, run, s, (d, r, of) => this.log(d, r, of));
-      return budgetView(run);
-    });
-    this.alarms.appended(this.appended, this.ended);
-    await this.alarms.rearm();
-    return budget;
+    return this.close(ref, (run) => settleCall(this.sql, run, s, this.logOutcome));
+  }
+
+  /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */
+  async withdraw(ref: RunRef, w: Withdrawal): Promise<BudgetView> {
+    return this.close(ref, (run) => withdrawCall(this.sql, run, w, this.logOutcome));
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
@@ -176,8 +179,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Audit entries after `after`, oldest first, archived ones included; null for an unseen run. */
   async audit(after: number, limit: number): Promise<AuditPage | null> {
-    if (readRun(this.sql) === null) return null;
-    return auditPage(this.sql, this.reader, after, limit);
+    return readRun(this.sql) === null ? null : auditPage(this.sql, this.reader, after, limit);
   }
 
   /** The archived segments, oldest first, or null when no call of the run was seen. */
@@ -231,13 +233,23 @@ export class RunLedger extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    this.transact(() => expireCalls(this.sql, now, (d, r, of) => this.log(d, r, of)));
+    this.transact(() => expireCalls(this.sql, now, this.logOutcome));
     await this.alarms.ring(archiveConfig(this.env), now);
   }
 
   /** The alarm's archive step with a given configuration and time (for a test's small values). */
   async archiveNow(cfg: ArchiveConfig, now = Date.now()): Promise<number> {
     return this.alarms.ring(cfg, now);
+  }
+
+  /** Close an open call with `step` in one transaction, then move the alarm to what is next. */
+  private async close(ref: RunRef, step: (run: RunRow) => RunRow): Promise<BudgetView> {
+    const budget = this.transact(() =>
+      budgetView(this.known.holds(step(this.rowOf(ref, Date.now())))),
+    );
+    this.alarms.appended(this.appended, this.ended);
+    await this.alarms.rearm();
+    return budget;
   }
 
   /**
@@ -284,11 +296,5 @@ export class RunLedger extends DurableObject<Env> {
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
     this.appended = append(this.sql, this.tip, run, draft, of);
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
-  }
-
-  /** Close the open entry of a call whose key another call took over: its outcome is unknown. */
-  private abandon(callId: string, run: RunRow, now: number): void {
-    const open = openEntry(this.sql, callId);
-    if (open !== null) this.log(abandonedEntry(open, run, now), run, open.seq);
   }
 }

@@ -50,10 +50,11 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * tenant alone also keeps the tenant's approval index: written only when a call asks a
  * person, never on the path of a call that is admitted.
  *
- * The call path claims here before the run's RunLedger decides, and releases the claim
- * if the run then refuses the call. Between the two steps a second run's claim on the
- * same target is refused even if the first is released a moment later: the rule fails
- * closed, never open. A fresh claim is unconfirmed and has a lease; the call confirms it
+ * The call path claims here while the run's RunLedger decides, and reaches the tool only when
+ * both let it: it releases the claim if the run refuses the call, and asks the run to take
+ * back a call it admitted when the claim is refused (RunLedger.withdraw). Until a refused
+ * call's claim is released, a second run's claim on the same target is refused even if the
+ * first is released a moment later: the rule fails closed, never open. A fresh claim is unconfirmed and has a lease; the call confirms it
  * once its run admitted it (after the answer). A worker that dies between the steps can
  * neither release nor confirm it, so when the lease runs out the alarm asks the run whether
  * it admitted a call on the target, and confirms the claim if it did or releases it if it

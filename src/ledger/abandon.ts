@@ -6,7 +6,7 @@
  * same key may try again without a new charge. The charge stays: a paid call may have reached
  * the upstream.
  */
-import { type EntryDraft, expiredOpen } from "./audit-log.ts";
+import { type EntryDraft, expiredOpen, openEntry } from "./audit-log.ts";
 import { readRun } from "./run-row.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
@@ -20,6 +20,16 @@ export function abandonedEntry(open: AuditRow, run: RunRow, now: number): EntryD
     cache: null,
     duration_ms: now - open.at,
   };
+}
+
+/** Close the open entry of a call whose key another call took over: its outcome is unknown. */
+export function abandonCall(
+  sql: SqlStorage,
+  c: { callId: string; run: RunRow; now: number },
+  log: (draft: EntryDraft, run: RunRow, of: number) => void,
+): void {
+  const open = openEntry(sql, c.callId);
+  if (open !== null) log(abandonedEntry(open, c.run, c.now), c.run, open.seq);
 }
 
 /** What an outcome entry keeps of the entry it settles: the call, not the payload again. */

@@ -89,5 +89,11 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
       : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
     row,
   );
-  return { kind: "admit", budget: budgetView(row), deadlineAt: row.deadline_at, approvalId };
+  return {
+    kind: "admit",
+    budget: budgetView(row),
+    deadlineAt: row.deadline_at,
+    approvalId,
+    charge: decision.charge,
+  };
 }

@@ -1,6 +1,7 @@
 /**
  * The RunLedger's and TenantLedger's RPC protocol: what the worker sends and what it gets back.
  */
+import type { Charge } from "../core/admission.ts";
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { ApprovalTicket } from "./approval-types.ts";
@@ -138,7 +139,14 @@ export interface LedgerProposal {
 
 /** The ledger's answer to a proposal. */
 export type LedgerAnswer =
-  | { kind: "admit"; budget: BudgetView; deadlineAt: number; approvalId: string | null }
+  | {
+      kind: "admit";
+      budget: BudgetView;
+      deadlineAt: number;
+      approvalId: string | null;
+      /** What the admission charged (nothing for a retry of an intent charged before). */
+      charge: Charge;
+    }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
   | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
   | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
@@ -153,6 +161,14 @@ export interface Settlement {
   outcome: Outcome;
   /** Wall-clock ms from receipt to outcome. */
   durationMs: number;
+}
+
+/** Taking back an admitted call that must not run: its tenant-wide claim was refused. */
+export interface Withdrawal extends Omit<Settlement, "outcome">, Pick<LedgerProposal, "target"> {
+  /** What its admission charged (the admit answer's). */
+  charge: Charge;
+  /** Why it must not run. */
+  refusal: Refusal;
 }
 
 /** A run's status, `GET /v1/runs/{id}`. */

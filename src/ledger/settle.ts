@@ -7,18 +7,21 @@ import { type EntryDraft, openEntry } from "./audit-log.ts";
 import type { Settlement } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
-/** Settle the call with `log` (the ledger's append of an outcome); nothing if it is closed. */
+/**
+ * Settle the call with `log` (the ledger's append of an outcome); nothing if it is closed.
+ * Returns the run's row, which settling does not change.
+ */
 export function settleCall(
   sql: SqlStorage,
   run: RunRow,
   s: Settlement,
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
-): void {
+): RunRow {
   const { outcome } = s;
   // Only an open entry is settled: one the alarm already closed as abandoned stays so,
   // and its key is left to the retry it was handed to.
   const open = openEntry(sql, s.callId);
-  if (open === null) return;
+  if (open === null) return run;
   log(
     {
       ...outcomeBase(open, run),
@@ -31,7 +34,7 @@ export function settleCall(
     run,
     open.seq,
   );
-  if (s.key === null) return;
+  if (s.key === null) return run;
   // Only the call that holds the key may settle it: a worker that outlived its lease must
   // not overwrite the outcome of the call that took the key over.
   sql.exec(
@@ -42,4 +45,5 @@ export function settleCall(
     s.key,
     s.callId,
   );
+  return run;
 }

@@ -16,6 +16,7 @@ import {
   proposeInModel,
   settleInModel,
   statusOf,
+  withdrawInModel,
 } from "./ledger-model.ts";
 
 /** The commands of the RunLedger's model-based test: each acts on the object and the model. */
@@ -232,6 +233,26 @@ export const settle = fc
       },
     ),
   );
+
+/** The worker takes back an admitted call whose tenant-wide claim was refused. */
+export const withdraw = fc.nat().map((i) =>
+  command(
+    `withdraw open call #${i} (its target's claim was refused)`,
+    (m) => m.open.length > 0,
+    async (m, r) => {
+      const call = withdrawInModel(m, i % m.open.length);
+      const budget = await r.stub.withdraw(r.ref, {
+        callId: call.callId,
+        key: call.key,
+        target: null,
+        charge: call.charge,
+        refusal: { reason: "target_cap_exhausted", detail: "generated" },
+        durationMs: 1,
+      });
+      expect([budget.mutations.used, budget.paid_calls.used]).toEqual([m.mutations, m.paid]);
+    },
+  ),
+);
 
 export const record = fc
   .constantFrom("malformed_payload", "contract_violation", "unknown_tool")

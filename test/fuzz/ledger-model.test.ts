@@ -17,6 +17,7 @@ import {
   type Real,
   record,
   settle,
+  withdraw,
 } from "./ledger-commands.ts";
 import type { LedgerModel } from "./ledger-model.ts";
 import { FUZZ_SEED } from "./seed.ts";
@@ -47,7 +48,7 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
 }
 
 describe("the RunLedger against its model", () => {
-  it("agrees with the model through calls, retries, duplicates, approvals, halts, evictions, expiries and abandoned calls", async () => {
+  it("agrees with the model through calls, retries, duplicates, approvals, withdrawals, halts, evictions, expiries and abandoned calls", async () => {
     const commands = fc.commands(
       // Listed more than once to be picked more often: a run halts or expires only once.
       [
@@ -58,6 +59,7 @@ describe("the RunLedger against its model", () => {
         settle,
         settle,
         settle,
+        withdraw,
         duplicates,
         record,
         expireLease,

@@ -63,13 +63,25 @@ export interface LedgerModel {
   keys: Map<string, ModelKey>;
   /** The audit log, in order. */
   audit: ModelEntry[];
-  /** Admitted calls whose worker has not settled them yet. */
-  open: { callId: string; key: string | null }[];
+  /** Admitted calls whose worker has not settled them yet, with what admitting them charged. */
+  open: OpenCall[];
   /** Call ids handed out so far. */
   calls: number;
   /** Approvals the run opened, oldest first. */
   approvals: ModelApproval[];
 }
+
+/** An admitted call not settled yet. */
+export interface OpenCall {
+  /** The call. */
+  callId: string;
+  /** Its key, or null. */
+  key: string | null;
+  /** What its admission charged: nothing for a retry of an intent charged before. */
+  charge: { mutations: number; paid: number; calls: number };
+}
+
+const FREE = { mutations: 0, paid: 0, calls: 0 };
 
 /** What a proposal should get back. */
 export type Expected =
@@ -123,7 +135,7 @@ function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
   }
   Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
-  m.open.push({ callId: p.callId, key: p.key });
+  m.open.push({ callId: p.callId, key: p.key, charge: FREE });
   return { kind: "admit" };
 }
 
@@ -157,7 +169,8 @@ export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
     });
   }
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
-  m.open.push({ callId: p.callId, key });
+  const charge = { mutations: p.mutates ? 1 : 0, paid: p.paid ? 1 : 0, calls: 1 };
+  m.open.push({ callId: p.callId, key, charge });
   return { kind: "admit" };
 }
 
@@ -180,6 +193,27 @@ export function settleInModel(m: LedgerModel, index: number, outcome: keyof type
     k.phase = outcome === "retry" ? "retryable" : "done";
     k.status = o.status;
   }
+  return call;
+}
+
+/**
+ * Withdraw the `index`th open call, as when its tenant-wide claim was refused: the call is
+ * closed as refused and the run gives back what admitting it took (the charge, a new intent's
+ * key, a retried intent's key back to retryable, a spent approval). An abandoned call stays so.
+ */
+export function withdrawInModel(m: LedgerModel, index: number): OpenCall {
+  const [call] = m.open.splice(index, 1);
+  if (call === undefined) throw new Error("no open call to withdraw");
+  if (!close(m, call.callId, "block", "target_cap_exhausted")) return call;
+  m.mutations -= call.charge.mutations;
+  m.paid -= call.charge.paid;
+  const k = call.key === null ? undefined : m.keys.get(call.key);
+  if (call.key !== null && k !== undefined && k.holder === call.callId) {
+    if (call.charge.calls > 0) m.keys.delete(call.key);
+    else k.phase = "retryable";
+  }
+  const spent = m.approvals.find((a) => a.consumer === call.callId && a.status === "consumed");
+  if (spent !== undefined) Object.assign(spent, { status: "approved", consumer: null });
   return call;
 }
 

@@ -47,7 +47,7 @@ async function measure(count: Counter, runId: string, body: unknown): Promise<Me
 /** Fresh counters for the next call, keeping the bindings' spies. */
 function reset(count: Counter) {
   const c = count.counts;
-  for (const list of [c.run, c.claim, c.cache, c.kv, c.limiter]) list.length = 0;
+  for (const list of [c.run, c.claim, c.timeline, c.cache, c.kv, c.limiter]) list.length = 0;
   c.upstream = 0;
   c.transactions = 0;
   c.statements = 0;
@@ -128,7 +128,7 @@ describe("what each path waits on before its answer", () => {
     expect(m.before.upstream).toBe(1);
   });
 
-  it("a mutation under a tenant-wide target rule: one claim step on the target's own object", async () => {
+  it("a mutation under a tenant-wide target rule: one claim step on the target's own object, beside the run's", async () => {
     const count = counter();
     const target = `T-${crypto.randomUUID()}`;
     const run = newRun();
@@ -151,5 +151,20 @@ describe("what each path waits on before its answer", () => {
     // read and this one inserted, then its confirmation, sent unawaited as the upstream runs.
     expect(m.after.statements).toBe(16);
     expect(m.before.upstream).toBe(1);
+    // The claim and the run's decision are asked together: the call waits for two object
+    // steps, not three. The claim is confirmed as the tool runs.
+    expect(m.before.timeline.slice(0, 4).toSorted()).toEqual([
+      "end claim.claim",
+      "end run.propose",
+      "start claim.claim",
+      "start run.propose",
+    ]);
+    expect(m.before.timeline.slice(0, 2).toSorted()).toEqual([
+      "start claim.claim",
+      "start run.propose",
+    ]);
+    const settle = m.before.timeline.indexOf("start run.settle");
+    expect(m.before.timeline.indexOf("start claim.confirm")).toBeLessThan(settle);
+    expect(m.before.timeline.slice(settle)).toContain("end run.settle");
   });
 });

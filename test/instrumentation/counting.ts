@@ -14,6 +14,11 @@ export interface Counts {
   run: string[];
   /** RPCs to a TenantLedger (target claims), by method. */
   claim: string[];
+  /**
+   * Every Durable Object RPC as it starts (`start run.propose`) and as its answer lands
+   * (`end run.propose`), in order: which steps overlap and which wait for another.
+   */
+  timeline: string[];
   /** Cache API calls (`match`, `put`). */
   cache: string[];
   /** KV calls, as `BINDING.method`. */
@@ -45,6 +50,7 @@ function fresh(): Counts {
   return {
     run: [],
     claim: [],
+    timeline: [],
     cache: [],
     kv: [],
     limiter: [],
@@ -69,13 +75,44 @@ function counted<T extends object>(target: T, into: string[], prefix = ""): T {
   });
 }
 
-/** A namespace whose stubs are counted. */
-function countedNamespace<T extends object>(ns: T, into: string[]): T {
+/** A stub whose RPCs are logged in `into` and, as they start and end, in `timeline`. */
+function timed<T extends object>(stub: T, into: string[], timeline: string[], label: string): T {
+  return new Proxy(stub, {
+    get(obj, prop) {
+      const value = Reflect.get(obj, prop);
+      if (typeof prop !== "string" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        into.push(prop);
+        timeline.push(`start ${label}.${prop}`);
+        const landed = () => timeline.push(`end ${label}.${prop}`);
+        // Reflect.apply: an RPC stub's function would read `.apply` as a remote method.
+        return Promise.resolve(Reflect.apply(value, obj, args)).then(
+          (answer) => {
+            landed();
+            return answer;
+          },
+          (error) => {
+            landed();
+            throw error;
+          },
+        );
+      };
+    },
+  });
+}
+
+/** A namespace whose stubs are counted and timed. */
+function countedNamespace<T extends object>(
+  ns: T,
+  into: string[],
+  timeline: string[],
+  label: string,
+): T {
   return new Proxy(ns, {
     get(obj, prop) {
       const value = Reflect.get(obj, prop);
       if (prop !== "getByName" || typeof value !== "function") return value;
-      return (name: string) => counted(Reflect.apply(value, obj, [name]), into);
+      return (name: string) => timed(Reflect.apply(value, obj, [name]), into, timeline, label);
     },
   });
 }
@@ -94,8 +131,8 @@ export function counter(): Counter {
   });
   const wrapped = {
     ...env,
-    RUN_LEDGER: countedNamespace(env.RUN_LEDGER, counts.run),
-    TENANT_LEDGER: countedNamespace(env.TENANT_LEDGER, counts.claim),
+    RUN_LEDGER: countedNamespace(env.RUN_LEDGER, counts.run, counts.timeline, "run"),
+    TENANT_LEDGER: countedNamespace(env.TENANT_LEDGER, counts.claim, counts.timeline, "claim"),
     RESULTS: counted(env.RESULTS, counts.kv, "RESULTS."),
     API_KEYS: counted(env.API_KEYS, counts.kv, "API_KEYS."),
     CALL_LIMITER: limited("CALL_LIMITER", env.CALL_LIMITER),
