@@ -54,12 +54,12 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * both let it: it releases the claim if the run refuses the call, and asks the run to take
  * back a call it admitted when the claim is refused (RunLedger.withdraw). Until a refused
  * call's claim is released, a second run's claim on the same target is refused even if the
- * first is released a moment later: the rule fails closed, never open. A fresh claim is unconfirmed and has a lease; the call confirms it
- * once its run admitted it (after the answer). A worker that dies between the steps can
- * neither release nor confirm it, so when the lease runs out the alarm asks the run whether
- * it admitted a call on the target, and confirms the claim if it did or releases it if it
- * did not. The alarm is off the call path; until it rings, the claim errs on the side
- * of fewer calls.
+ * first is released a moment later: the rule fails closed, never open. A fresh claim is
+ * unconfirmed and has a lease; the call confirms it once its run admitted it (after the
+ * answer). A worker that dies before either can neither release nor confirm it, so when the
+ * lease runs out the alarm asks the run whether it admitted a call on the target, and
+ * confirms the claim if it did or releases it if it did not. The alarm is off the call path;
+ * until it rings, the claim errs on the side of fewer calls.
  *
  * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
  * sessions signed out before they expired (`console-sessions.ts`).
