@@ -38,9 +38,10 @@ const NOTHING_HELD: TargetHold = { refusal: null, fresh: null };
  * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
  * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls.
  * The claim is asked beside the run's decision, and the tool is reached only when both let
- * it: see TenantLedger for why this fails closed.
+ * it: see TenantLedger for why this fails closed. A call no such rule binds holds nothing,
+ * at once.
  */
-export async function holdTarget(
+export function holdTarget(
   env: Env,
   ref: RunRef,
   call: GatedCall,
@@ -48,9 +49,12 @@ export async function holdTarget(
   target: string | null,
   callId: string,
   leaseMs: number,
-): Promise<TargetHold> {
+): TargetHold | Promise<TargetHold> {
   const claim = claimOf(ref, call, rule, target, callId, leaseMs);
-  if (claim === null) return NOTHING_HELD;
+  return claim === null ? NOTHING_HELD : claimTarget(env, claim);
+}
+
+async function claimTarget(env: Env, claim: TargetClaim): Promise<TargetHold> {
   const tenant = env.TENANT_LEDGER.getByName(claimObjectName(claim));
   const held = await tenant.claim(claim);
   if (held.kind === "refuse") return { refusal: held.refusal, fresh: null };
@@ -101,6 +105,7 @@ export async function claimBeside(
   deciding: Promise<LedgerAnswer>,
   { proposal, started }: { proposal: LedgerProposal; started: number },
 ): Promise<{ hold: TargetHold; answer: LedgerAnswer }> {
+  if (!(holding instanceof Promise)) return { hold: holding, answer: await deciding };
   const [held, decided] = await Promise.allSettled([holding, deciding]);
   if (decided.status === "rejected") {
     if (held.status === "fulfilled") await held.value.fresh?.release();
