@@ -1,5 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { CONTRACTS } from "../contracts/index.ts";
+import policy from "../contracts/policy.json" with { type: "json" };
+import { buildApp } from "../src/app.ts";
+import { loadFence } from "../src/core/policy.ts";
 import worker from "../src/index.ts";
 import { decide, pendingOf, urgentTicket } from "./approvals/helpers.ts";
 import {
@@ -128,5 +132,22 @@ describe("a claim refused beside an admitting run", () => {
     expect((await runStatus(run)).budget.mutations.used).toBe(0);
     // The key is free again: with the claim object back, the same call goes through.
     expect((await propose(run, call)).status).toBe(200);
+  });
+
+  it("asks first for a tool the fence answers itself: its one ledger step cannot be taken back", async () => {
+    const tools = {
+      ...policy.tools,
+      noop: { per_target: { arg: "note", max: 1, scope: "tenant" } },
+    };
+    const loaded = loadFence({ ...policy, tools }, CONTRACTS);
+    if (!loaded.ok) throw new Error(loaded.error.join("; "));
+    const app = buildApp(loaded.value);
+    const call = { tool: "noop", args: { note: `once-${crypto.randomUUID()}` } };
+    expect((await proposeThrough(app, env, newRun(), call)).status).toBe(200);
+    const run = newRun();
+    const refused = await proposeThrough(app, env, run, call);
+    expect(await json(refused)).toMatchObject({ reason: "target_cap_exhausted" });
+    // One entry, the refusal: the tool's answer was never recorded as applied.
+    expect(await auditOf(run)).toEqual([["block", "target_cap_exhausted", null]]);
   });
 });
