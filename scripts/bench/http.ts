@@ -28,6 +28,11 @@ const FLOORS = {
     label: "ticket-step",
     calls: 3,
   },
+  comment: {
+    name: "floor: two steps around the demo's add_comment (before, the tickets service, after)",
+    label: "comment-step",
+    calls: 3,
+  },
 } as const;
 
 /** Which floor a path is held against. */
@@ -168,7 +173,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
           idempotency_key: `k-bench-${prefix}-c${i}`,
         }),
       ),
-      floor: "three",
+      floor: "comment",
       target: 0.85,
     },
     {
@@ -211,6 +216,13 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
 
 function ticketOf(prefix: string, n: number): string {
   return `C-${prefix}-${n}`;
+}
+
+/** Create the tickets the floor's comment route writes to. */
+async function seedFloorTickets(url: string): Promise<void> {
+  const response = await fetch(`${url}/seed`, { method: "POST" });
+  if (response.status !== 200)
+    throw new Error(`seeding the floor's tickets: HTTP ${response.status}`);
 }
 
 /** Create the tickets the comment row writes to (three per run: the policy's mutation cap). */
@@ -377,6 +389,7 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
   const duration = quick ? 2 : 6;
   const label = await cacheLabel(servers.fence, prefix);
   await seedTickets(servers.fence, prefix);
+  await seedFloorTickets(servers.floor);
   const { rows: list, pairs } = withPairedFloors(scenarios(prefix, label), prefix);
   const figures = await measureRows(servers, list, duration);
   const bare = median(figures[0]?.rps ?? [0]);
@@ -410,7 +423,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each; or " +
       'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
       "itself one durable write, as the demo tickets object is; or two around the demo tickets service " +
-      "itself, bundled into the floor worker and sent what the fence sends for a create_ticket). " +
+      "itself, bundled into the floor worker and sent what the fence sends for a create_ticket, or for " +
+      "an add_comment). " +
       "Each floor row starts a new run as " +
       "often as the fence row it is the floor of (every 20 calls; every 3 for mutations, the policy's " +
       `cap; every ${LONG_RUN} for the row that shows what a new run costs). ` +

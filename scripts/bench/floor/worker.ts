@@ -8,12 +8,13 @@
  * reaches the demo tickets service (a service binding to an entrypoint that writes into one
  * object); `POST /ticket/{run}` puts the demo tickets service itself between the two steps,
  * sent what the fence sends it for a `create_ticket`: the floor of that mutation with its real
- * upstream; `GET /healthz` writes nothing.
+ * upstream; `POST /comment/{run}` does the same for an `add_comment`, on tickets `POST /seed`
+ * creates first; `GET /healthz` writes nothing.
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 
-// The demo tickets service, bundled into this worker as into the fence, so the `ticket`
-// route's middle step is the very upstream work the fence's `create_ticket` waits for.
+// The demo tickets service, bundled into this worker as into the fence, so the `ticket` and
+// `comment` routes' middle step is the very upstream work the fence's mutations wait for.
 export { TicketDesk } from "../../../src/demo/TicketDesk.ts";
 export { DemoUpstreams } from "../../../src/demo/upstreams.ts";
 
@@ -74,22 +75,48 @@ const upstreamWrite: Middle = async (env, _run, _first, body) => {
   return ((await answer.json()) as { seq: number }).seq;
 };
 
-/** The demo tickets service's `create_ticket`, as the fence sends it, for entry `first`. */
-const demoTicket: Middle = async (env, run, first) => {
-  const answer = await env.DEMO.fetch("https://demo/tickets", {
+/** Tickets the `comment` route writes to in turn, as the fence's comment row does. */
+const COMMENTED_TICKETS = 20;
+let commented = 0;
+
+/** POST `args` to the demo tickets service at `path` with the headers the fence sends. */
+async function demoCall(env: FloorEnv, path: string, run: string, key: string, args: unknown) {
+  const answer = await env.DEMO.fetch(`https://demo${path}`, {
     method: "POST",
     headers: {
       "X-Toolfence-Tenant": "bench-floor",
       "X-Toolfence-Run": run,
-      "Idempotency-Key": `floor-${run}-${first}`,
+      "Idempotency-Key": key,
       "Content-Type": "application/json",
     },
-    body: JSON.stringify({ ticket_id: `F-${run}-${first}`, priority: "normal" }),
+    body: JSON.stringify(args),
   });
   if (!answer.ok) throw new Error(`tickets service: HTTP ${answer.status}: ${await answer.text()}`);
   await answer.json();
+}
+
+/** The demo tickets service's `create_ticket`, as the fence sends it, for entry `first`. */
+const demoTicket: Middle = async (env, run, first) => {
+  const args = { ticket_id: `F-${run}-${first}`, priority: "normal" };
+  await demoCall(env, "/tickets", run, `floor-${run}-${first}`, args);
   return null;
 };
+
+/** The demo tickets service's `add_comment` on the next seeded ticket, as the fence sends it. */
+const demoComment: Middle = async (env, run, first) => {
+  const ticket = `FC-${commented++ % COMMENTED_TICKETS}`;
+  const args = { ticket_id: ticket, body: "seen" };
+  await demoCall(env, `/tickets/${ticket}/comments`, run, `floor-${run}-${first}`, args);
+  return null;
+};
+
+/** Create the tickets the `comment` route writes to. */
+async function seedTickets(env: FloorEnv): Promise<void> {
+  for (let n = 0; n < COMMENTED_TICKETS; n++) {
+    const args = { ticket_id: `FC-${n}`, priority: "normal" };
+    await demoCall(env, "/tickets", "seed", `floor-seed-${n}`, args);
+  }
+}
 
 /** Each route's steps: a record, its middle step (if any), and a second record (if `after`). */
 const ROUTES: Record<string, { middle: Middle | null; after: boolean }> = {
@@ -97,12 +124,17 @@ const ROUTES: Record<string, { middle: Middle | null; after: boolean }> = {
   two: { middle: null, after: true },
   three: { middle: upstreamWrite, after: true },
   ticket: { middle: demoTicket, after: true },
+  comment: { middle: demoComment, after: true },
 };
 
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/healthz") return Response.json({ ok: true });
+    if (url.pathname === "/seed" && request.method === "POST") {
+      await seedTickets(env);
+      return Response.json({ seeded: COMMENTED_TICKETS });
+    }
     const [, kind, run] = url.pathname.split("/");
     const route = kind === undefined ? undefined : ROUTES[kind];
     if (request.method !== "POST" || run === undefined || route === undefined) {
