@@ -60,8 +60,19 @@ function fresh(): Counts {
   };
 }
 
-/** `target` with every method call logged in `into` (as `prefix` + name) before it goes out. */
-function counted<T extends object>(target: T, into: string[], prefix = ""): T {
+/** Where a counted object's calls are also logged as they start and as their answers land. */
+interface Timeline {
+  /** The log, as `start <label>.<method>` and `end <label>.<method>`. */
+  list: string[];
+  /** The object's label in it. */
+  label: string;
+}
+
+/**
+ * `target` with every method call logged in `into` (as `prefix` + name) before it goes out,
+ * and, with a `timeline`, its start and its answer's landing logged there.
+ */
+function counted<T extends object>(target: T, into: string[], prefix = "", timeline?: Timeline): T {
   return new Proxy(target, {
     get(obj, prop) {
       const value = Reflect.get(obj, prop);
@@ -69,24 +80,12 @@ function counted<T extends object>(target: T, into: string[], prefix = ""): T {
       return (...args: unknown[]) => {
         into.push(`${prefix}${prop}`);
         // Reflect.apply: an RPC stub's function would read `.apply` as a remote method.
-        return Reflect.apply(value, obj, args);
-      };
-    },
-  });
-}
-
-/** A stub whose RPCs are logged in `into` and, as they start and end, in `timeline`. */
-function timed<T extends object>(stub: T, into: string[], timeline: string[], label: string): T {
-  return new Proxy(stub, {
-    get(obj, prop) {
-      const value = Reflect.get(obj, prop);
-      if (typeof prop !== "string" || typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        into.push(prop);
-        timeline.push(`start ${label}.${prop}`);
-        const landed = () => timeline.push(`end ${label}.${prop}`);
-        // Reflect.apply: an RPC stub's function would read `.apply` as a remote method.
-        return Promise.resolve(Reflect.apply(value, obj, args)).then(
+        const result = Reflect.apply(value, obj, args);
+        if (timeline === undefined) return result;
+        const name = `${timeline.label}.${prop}`;
+        timeline.list.push(`start ${name}`);
+        const landed = () => timeline.list.push(`end ${name}`);
+        return Promise.resolve(result).then(
           (answer) => {
             landed();
             return answer;
@@ -112,7 +111,8 @@ function countedNamespace<T extends object>(
     get(obj, prop) {
       const value = Reflect.get(obj, prop);
       if (prop !== "getByName" || typeof value !== "function") return value;
-      return (name: string) => timed(Reflect.apply(value, obj, [name]), into, timeline, label);
+      return (name: string) =>
+        counted(Reflect.apply(value, obj, [name]), into, "", { list: timeline, label });
     },
   });
 }
