@@ -2,8 +2,10 @@
  * The agent's answer when a call needs a person (202 `needs_approval`), and the notices a new
  * approval sends after it: the tenant's index (so operators can list it) and the webhook.
  */
+
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import type { ApprovalTicket } from "../ledger/approval-types.ts";
+import { mutationKey } from "../ledger/keys.ts";
 import type { BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";
@@ -85,7 +87,7 @@ async function announce(
     tool: proposal.tool,
     rule: approval.rule,
     args: JSON.parse(approval.args) as unknown,
-    idempotency_key: proposal.effect === "mutate" ? proposal.key : null,
+    idempotency_key: mutationKey(proposal),
     requested_at: approval.requested_at,
     expires_at: approval.expires_at,
     decide: `/v1/runs/${ref.runId}/approvals/${approval.approval_id}`,

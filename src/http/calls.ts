@@ -12,6 +12,7 @@ import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
 import { type Execution, execute } from "../execute/execute.ts";
+import { mutationKey } from "../ledger/keys.ts";
 import type {
   BudgetView,
   CacheStatus,
@@ -20,7 +21,7 @@ import type {
   RunRef,
 } from "../ledger/protocol.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
-import { claimBeside, holdTarget, withdrawal } from "./claims.ts";
+import { claimBeside, holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
 import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
@@ -151,7 +152,7 @@ async function admitAndRun(
   const known = inline
     ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)
     : null;
-  const { hold, answer } = await claimBeside(
+  const beside = await claimBeside(
     ledger,
     ref,
     early ?? holding,
@@ -161,14 +162,10 @@ async function admitAndRun(
     ),
     { proposal, started },
   );
-  if (hold.refusal !== null && answer.kind === "admit") {
-    // The run admitted a call whose target another run holds: the run takes it back.
-    const budget = await ledger.withdraw(
-      ref,
-      withdrawal(proposal, answer.charge, hold.refusal, started),
-    );
-    return refused(hold.refusal, { call_id: callId, budget });
+  if ("withdrawn" in beside) {
+    return refused(beside.withdrawn, { call_id: callId, budget: beside.budget });
   }
+  const { hold, answer } = beside;
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.fresh?.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
@@ -185,7 +182,7 @@ async function admitAndRun(
   const outcome = outcomeOf(execution, callId, "applied", route.cache);
   const budget = await ledger.settle(ref, {
     callId,
-    key: call.contract.effect === "mutate" ? call.key : null,
+    key: mutationKey(proposal),
     outcome: forLedger(outcome, proposal),
     durationMs: Date.now() - started,
   });
@@ -255,7 +252,7 @@ function outcomeOf(
  * key (for replay), so without one it is not sent to the run's object at all.
  */
 function forLedger(outcome: Outcome, p: LedgerProposal): Outcome {
-  return p.effect === "mutate" && p.key !== null ? outcome : { ...outcome, body: "" };
+  return mutationKey(p) !== null ? outcome : { ...outcome, body: "" };
 }
 
 function failed(refusal: Refusal, callId: string, cache: CacheStatus | null): Outcome {

@@ -7,7 +7,9 @@ import type { GatedCall } from "../core/gate.ts";
 import type { TargetRule } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import type { ledgerOf } from "../ledger/address.ts";
+import { mutationKey } from "../ledger/keys.ts";
 import type {
+  BudgetView,
   LedgerAnswer,
   LedgerProposal,
   RunRef,
@@ -92,11 +94,16 @@ function claimOf(
   };
 }
 
+/** Both answers, or a call the run admitted and took back: its claim was refused. */
+export type Beside =
+  | { hold: TargetHold; answer: LedgerAnswer }
+  | { withdrawn: Refusal; budget: BudgetView };
+
 /**
  * Wait for the target's claim and the run's decision, asked at the same time: the tool is
- * reached only when both let it, so the claim adds no serial step. When either fails, what
- * the other did is undone (a fresh claim released; an admitted call withdrawn) before the
- * error goes on.
+ * reached only when both let it, so the claim adds no serial step. A call the run admitted
+ * whose claim was refused is taken back. When either fails, what the other did is undone (a
+ * fresh claim released; an admitted call taken back) before the error goes on.
  */
 export async function claimBeside(
   ledger: Pick<ReturnType<typeof ledgerOf>, "withdraw">,
@@ -104,7 +111,7 @@ export async function claimBeside(
   holding: TargetHold | Promise<TargetHold>,
   deciding: Promise<LedgerAnswer>,
   { proposal, started }: { proposal: LedgerProposal; started: number },
-): Promise<{ hold: TargetHold; answer: LedgerAnswer }> {
+): Promise<Beside> {
   if (!(holding instanceof Promise)) return { hold: holding, answer: await deciding };
   const [held, decided] = await Promise.allSettled([holding, deciding]);
   if (decided.status === "rejected") {
@@ -119,20 +126,23 @@ export async function claimBeside(
     }
     throw held.reason;
   }
-  return { hold: held.value, answer };
+  const hold = held.value;
+  if (hold.refusal === null || answer.kind !== "admit") return { hold, answer };
+  // The run admitted a call whose target another run holds: the run takes it back.
+  const withdrawn = withdrawal(proposal, answer.charge, hold.refusal, started);
+  return { withdrawn: hold.refusal, budget: await ledger.withdraw(ref, withdrawn) };
 }
 
 /** Taking back the admitted call `p`, which must not run because of `refusal`. */
-export function withdrawal(
+function withdrawal(
   p: LedgerProposal,
   charge: Charge,
   refusal: Refusal,
   started: number,
 ): Withdrawal {
-  const key = p.effect === "mutate" ? p.key : null;
   return {
     callId: p.callId,
-    key,
+    key: mutationKey(p),
     target: p.target,
     charge,
     refusal,

@@ -6,6 +6,14 @@ import type { KeyState } from "../core/admission.ts";
 import { FENCE } from "../fence.ts";
 import type { LedgerProposal } from "./protocol.ts";
 
+/**
+ * The call's idempotency key as the ledger keeps it: a mutation's. A key sent with a read is
+ * only recorded.
+ */
+export function mutationKey(p: Pick<LedgerProposal, "effect" | "key">): string | null {
+  return p.effect === "mutate" ? p.key : null;
+}
+
 /** The stored state of an idempotency key, or null when it was never used. */
 export function readKey(sql: SqlStorage, key: string): KeyState | null {
   const row = sql

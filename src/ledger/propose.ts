@@ -9,7 +9,7 @@ import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
 import { approvalStep } from "./approval-step.ts";
 import type { AuditDraft } from "./audit-draft.ts";
-import { holdKey, readKey, storedAnswer } from "./keys.ts";
+import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
@@ -49,8 +49,7 @@ export function rejectionDraft(r: Rejection): AuditDraft {
 /** Decide the call; `version` is the policy's, for an approval. */
 export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
   const { sql, run, now, append } = s.ledger;
-  // Idempotency keys are a mutation's; a key sent with a read is only recorded.
-  const key = p.effect === "mutate" ? p.key : null;
+  const key = mutationKey(p);
   const limits = runLimits(run);
   const stored = key === null ? null : readKey(sql, key);
   // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
