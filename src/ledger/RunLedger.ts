@@ -27,6 +27,7 @@ import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import { within } from "./kept.ts";
+import { mutationKey } from "./keys.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
@@ -44,7 +45,7 @@ import type {
   Withdrawal,
 } from "./protocol.ts";
 import { RunIndexing } from "./run-registration.ts";
-import { KnownRun, readRun } from "./run-row.ts";
+import { haltRun, KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
@@ -102,7 +103,7 @@ export class RunLedger extends DurableObject<Env> {
     });
     if (answer.kind === "admit") {
       // An open call's lease, or a new idempotency key's expiry.
-      const keyed = p.effect === "mutate" && p.key !== null;
+      const keyed = mutationKey(p) !== null;
       const at = p.outcome === null ? now + p.leaseMs : keyed ? nextWake(this.sql) : null;
       await wakeBy(this.ctx.storage, at);
     }
@@ -148,11 +149,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const run = this.transact(() => {
       const run = this.rowOf(ref, now);
-      this.sql.exec(
-        "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL",
-        now,
-        reason,
-      );
+      haltRun(this.sql, now, reason);
       return run;
     });
     this.known.forget();

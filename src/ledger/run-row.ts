@@ -72,6 +72,11 @@ export function chargeRun(
     .one();
 }
 
+/** Throw the run's kill switch at `now`, once: a halted run keeps its first halt. */
+export function haltRun(sql: SqlStorage, now: number, reason: string): void {
+  sql.exec("UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL", now, reason);
+}
+
 /** The run's row, or null when no call of the run was seen. */
 export function readRun(sql: SqlStorage): RunRow | null {
   return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
