@@ -4,7 +4,8 @@
  * src/ledger/migrations.ts; a test fails while the file is out of date.
  */
 import { writeFileSync } from "node:fs";
-import { MIGRATIONS, TENANT_MIGRATIONS } from "../src/ledger/migrations.ts";
+import { MIGRATIONS } from "../src/ledger/migrations.ts";
+import { TENANT_MIGRATIONS } from "../src/ledger/tenant-migrations.ts";
 import { renderFreshSchemas } from "./lib/schema.ts";
 
 const FRESH_SCHEMA_FILE = "src/ledger/fresh-schema.ts";

@@ -15,9 +15,10 @@ import {
 } from "./approval-index.ts";
 import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
-import { migrate, TENANT_MIGRATIONS } from "./migrations.ts";
+import { migrate } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
+import { TENANT_MIGRATIONS } from "./tenant-migrations.ts";
 
 /**
  * How many objects hold a tenant's claims on one tool. Each target belongs to one of them, by

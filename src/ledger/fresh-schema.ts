@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrations.ts";
 
-/** The RunLedger's schema after its 10 migration steps. */
+/** The RunLedger's schema after its 11 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 10,
+  steps: 11,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -30,13 +30,6 @@ CREATE TABLE idempotency_key (
      status INTEGER,
      body TEXT,
      expires_at INTEGER NOT NULL
-   );
-CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL);
-CREATE TABLE target_use (
-     tool TEXT NOT NULL,
-     target TEXT NOT NULL,
-     used INTEGER NOT NULL,
-     PRIMARY KEY (tool, target)
    );
 CREATE TABLE approval (
      id TEXT PRIMARY KEY,
@@ -90,7 +83,6 @@ CREATE TABLE "audit" (
      prev TEXT,
      hash TEXT
    );
-CREATE TABLE decision_count (decision TEXT PRIMARY KEY, n INTEGER NOT NULL);
 CREATE TABLE open_call (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
@@ -104,6 +96,14 @@ CREATE TABLE audit_segment (
      archived_at INTEGER NOT NULL,
      trimmed INTEGER NOT NULL DEFAULT 0
    );
+CREATE TABLE "tool_use" (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE "target_use" (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (tool, target)
+   ) WITHOUT ROWID;
+CREATE TABLE "decision_count" (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
      INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
        ON CONFLICT (decision) DO UPDATE SET n = n + 1;
@@ -116,24 +116,27 @@ CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
 CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);
-CREATE INDEX audit_by_decision ON audit (decision, seq);
 CREATE INDEX open_call_by_call ON open_call (call_id);
-CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);`,
+CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);
+CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';`,
 };
 
-/** The TenantLedger's schema after its 5 migration steps. */
+/** The TenantLedger's schema after its 6 migration steps. */
 export const FRESH_TENANT_SCHEMA: FreshSchema = {
-  steps: 5,
-  sql: `CREATE TABLE target_claim (
+  steps: 6,
+  sql: `CREATE TABLE "target_claim" (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
      run_id TEXT NOT NULL,
      intent TEXT NOT NULL,
      call_id TEXT NOT NULL,
-     claimed_at INTEGER NOT NULL, tenant TEXT, lease_expires_at INTEGER, confirmed INTEGER NOT NULL DEFAULT 1,
+     claimed_at INTEGER NOT NULL,
+     tenant TEXT,
+     lease_expires_at INTEGER,
+     confirmed INTEGER NOT NULL DEFAULT 1,
      PRIMARY KEY (tool, target, run_id, intent)
-   );
-CREATE TABLE approval_index (
+   ) WITHOUT ROWID;
+CREATE TABLE "approval_index" (
      approval_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,
      tool TEXT NOT NULL,
@@ -141,15 +144,15 @@ CREATE TABLE approval_index (
      status TEXT NOT NULL,
      requested_at INTEGER NOT NULL,
      expires_at INTEGER NOT NULL
-   );
-CREATE TABLE run_index (
+   ) WITHOUT ROWID;
+CREATE TABLE "run_index" (
      run_id TEXT PRIMARY KEY,
      created_at INTEGER NOT NULL
-   );
-CREATE TABLE console_signed_out (
+   ) WITHOUT ROWID;
+CREATE TABLE "console_signed_out" (
      session_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
-   );
+   ) WITHOUT ROWID;
 CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
 CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);
 CREATE INDEX run_index_by_created ON run_index (created_at);

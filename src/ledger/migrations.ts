@@ -1,8 +1,20 @@
 /**
- * The ledgers' SQLite schemas as numbered, append-only steps.
+ * The RunLedger's SQLite schema as numbered, append-only steps (the TenantLedger's:
+ * tenant-migrations.ts), and how an object applies a ledger's steps.
  */
-import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
-import { RUN_INDEX_SCHEMA } from "./run-index.ts";
+
+/**
+ * The trigger that keeps the tables beside the log (audit-log.ts) in step with each entry.
+ */
+const AUDIT_APPENDED = `CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
+     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
+       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
+     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
+     INSERT INTO open_call (seq, call_id, lease_expires_at)
+       SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
+       WHERE NEW.decision = 'pending';
+     DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
+   END;`;
 
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in
@@ -185,53 +197,35 @@ export const MIGRATIONS: readonly string[] = [
   // The tables kept beside the log follow each entry inside SQLite, as part of the entry's own
   // insert: its call counted under its decision (an outcome moves its call out of pending),
   // and the call's open entry listed while it is pending, dropped by its outcome.
-  `CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
-     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
-       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
-     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
-     INSERT INTO open_call (seq, call_id, lease_expires_at)
-       SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
-       WHERE NEW.decision = 'pending';
-     DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
-   END;`,
-];
-
-/**
- * The TenantLedger's schema: claims on targets whose per-target cap spans every run of
- * the tenant. One row per (tool, target, run, intent); an intent is an idempotency key,
- * so a retry of the same intent holds the same claim.
- */
-export const TENANT_MIGRATIONS: readonly string[] = [
-  `CREATE TABLE target_claim (
+  AUDIT_APPENDED,
+  // Small tables keyed by text keep each row in their key's own b-tree (WITHOUT ROWID): a write
+  // updates one b-tree instead of the table and its key's index, and a new run's database has a
+  // page less for each. The audit's decision index held every entry for one query, the
+  // escalations (operator.ts, audit-trim.ts): it now holds the escalations alone, so any
+  // other append writes no index entry.
+  // The trigger names decision_count, so it is dropped while that table is rebuilt.
+  `DROP TRIGGER audit_appended;
+   CREATE TABLE tool_use_keyed (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO tool_use_keyed (tool, used) SELECT tool, used FROM tool_use WHERE tool IS NOT NULL;
+   DROP TABLE tool_use;
+   ALTER TABLE tool_use_keyed RENAME TO tool_use;
+   CREATE TABLE target_use_keyed (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
-     run_id TEXT NOT NULL,
-     intent TEXT NOT NULL,
-     call_id TEXT NOT NULL,
-     claimed_at INTEGER NOT NULL,
-     PRIMARY KEY (tool, target, run_id, intent)
-   );`,
-  // A claim is confirmed once its run is known to have admitted the call; until then it has a
-  // lease, and the alarm asks the run and releases the claim if the call never got in. Claims
-  // made before this step are taken as confirmed.
-  `ALTER TABLE target_claim ADD COLUMN tenant TEXT;
-   ALTER TABLE target_claim ADD COLUMN lease_expires_at INTEGER;
-   ALTER TABLE target_claim ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 1;
-   CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
-  // An index of the tenant's approvals, so an operator lists them without knowing the runs;
-  // each run's RunLedger holds the approval itself and decides it.
-  `CREATE TABLE approval_index (
-     approval_id TEXT PRIMARY KEY,
-     run_id TEXT NOT NULL,
-     tool TEXT NOT NULL,
-     rule TEXT NOT NULL,
-     status TEXT NOT NULL,
-     requested_at INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL
-   );
-   CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);`,
-  RUN_INDEX_SCHEMA,
-  SIGNED_OUT_SCHEMA,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (tool, target)
+   ) WITHOUT ROWID;
+   INSERT INTO target_use_keyed (tool, target, used) SELECT tool, target, used FROM target_use;
+   DROP TABLE target_use;
+   ALTER TABLE target_use_keyed RENAME TO target_use;
+   CREATE TABLE decision_count_keyed (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO decision_count_keyed (decision, n)
+     SELECT decision, n FROM decision_count WHERE decision IS NOT NULL;
+   DROP TABLE decision_count;
+   ALTER TABLE decision_count_keyed RENAME TO decision_count;
+   DROP INDEX audit_by_decision;
+   CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
+   ${AUDIT_APPENDED}`,
 ];
 
 /** What a set of steps leaves, as one script (written by `npm run schema`: fresh-schema.ts). */

@@ -5,12 +5,8 @@ import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf } from "../../scripts/lib/schema.ts";
 import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
-import {
-  type FreshSchema,
-  MIGRATIONS,
-  migrate,
-  TENANT_MIGRATIONS,
-} from "../../src/ledger/migrations.ts";
+import { type FreshSchema, MIGRATIONS, migrate } from "../../src/ledger/migrations.ts";
+import { TENANT_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
 
 const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
 
@@ -71,6 +67,51 @@ describe("a new object's schema in one step", () => {
       }
     });
   }
+
+  it("RunLedger: the step that rebuilds the keyed tables keeps their rows, and the trigger still counts", () => {
+    const db = new DatabaseSync(":memory:");
+    const before = MIGRATIONS.length - 1;
+    migrate(storageOf(db), MIGRATIONS.slice(0, before), FRESH_RUN_SCHEMA);
+    db.exec(`INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
+      INSERT INTO target_use VALUES ('ops_restart_service', 'api', 1);
+      INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
+        VALUES ('c1', 1, 'allow', 0, 0, '{}', 0), ('c2', 2, 'escalate', 0, 0, '{}', 0);`);
+    const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+    const kept = ["tool_use", "target_use", "decision_count"].map(rows);
+    migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
+    expect(versionOf(db)).toBe(MIGRATIONS.length);
+    expect(["tool_use", "target_use", "decision_count"].map(rows)).toEqual(kept);
+    expect(kept[2]).toEqual([
+      { decision: "allow", n: 1 },
+      { decision: "escalate", n: 1 },
+    ]);
+    db.exec(`INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
+      VALUES ('c3', 3, 'allow', 0, 0, '{}', 0)`);
+    expect(rows("decision_count")).toEqual([
+      { decision: "allow", n: 2 },
+      { decision: "escalate", n: 1 },
+    ]);
+  });
+
+  it("TenantLedger: the step that rebuilds its tables keeps their rows", () => {
+    const db = new DatabaseSync(":memory:");
+    const before = TENANT_MIGRATIONS.length - 1;
+    migrate(storageOf(db), TENANT_MIGRATIONS.slice(0, before), FRESH_TENANT_SCHEMA);
+    db.exec(`INSERT INTO target_claim VALUES ('create_ticket', 'T-1', 'r1', 'k1', 'c1', 1, 'default', 9, 0);
+      INSERT INTO target_claim (tool, target, run_id, intent, call_id, claimed_at)
+        VALUES ('create_ticket', 'T-2', 'r1', 'k2', 'c2', 2);
+      INSERT INTO approval_index VALUES ('a1', 'r1', 'create_ticket', 'urgent_ticket', 'pending', 1, 9);
+      INSERT INTO run_index VALUES ('r1', 1), ('r2', 2);
+      INSERT INTO console_signed_out VALUES ('s1', 9);`);
+    const tables = ["target_claim", "approval_index", "run_index", "console_signed_out"];
+    const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+    const kept = tables.map(rows);
+    migrate(storageOf(db), TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA);
+    expect(versionOf(db)).toBe(TENANT_MIGRATIONS.length);
+    expect(tables.map(rows)).toEqual(kept);
+    expect(kept[0]).toHaveLength(2);
+    expect(kept[0]?.[1]).toMatchObject({ target: "T-2", confirmed: 1, lease_expires_at: null });
+  });
 
   it("an audit append binds every column of the audit table, in the table's order", () => {
     const db = new DatabaseSync(":memory:");
