@@ -99,7 +99,8 @@ export function expireCalls(
 
 /**
  * The earliest moment the alarm has work: a key to drop or a lease to settle, or null. One
- * statement: each MIN is read off its index (`idempotency_key_expiry`, `open_call_by_lease`).
+ * statement: the keys' MIN is read off their index (`idempotency_key_expiry`), the leases' off
+ * the few calls in flight (`open_call`).
  */
 export function nextWake(sql: SqlStorage): number | null {
   return sql

@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrations.ts";
 
-/** The RunLedger's schema after its 11 migration steps. */
+/** The RunLedger's schema after its 12 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 11,
+  steps: 12,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -21,16 +21,6 @@ export const FRESH_RUN_SCHEMA: FreshSchema = {
      max_mutations INTEGER NOT NULL,
      max_paid_calls INTEGER NOT NULL
    , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE idempotency_key (
-     key TEXT PRIMARY KEY,
-     fingerprint TEXT NOT NULL,
-     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
-     call_id TEXT NOT NULL,
-     lease_expires_at INTEGER NOT NULL,
-     status INTEGER,
-     body TEXT,
-     expires_at INTEGER NOT NULL
-   );
 CREATE TABLE approval (
      id TEXT PRIMARY KEY,
      tool TEXT NOT NULL,
@@ -113,12 +103,20 @@ CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
        WHERE NEW.decision = 'pending';
      DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
    END;
-CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
+CREATE TABLE "idempotency_key" (
+     key TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL,
+     status INTEGER,
+     body TEXT,
+     expires_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);
-CREATE INDEX open_call_by_call ON open_call (call_id);
-CREATE INDEX open_call_by_lease ON open_call (lease_expires_at);
-CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';`,
+CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
+CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);`,
 };
 
 /** The TenantLedger's schema after its 6 migration steps. */

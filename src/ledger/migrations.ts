@@ -226,6 +226,29 @@ export const MIGRATIONS: readonly string[] = [
    DROP INDEX audit_by_decision;
    CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
    ${AUDIT_APPENDED}`,
+  // A call is in open_call only while its tool runs, so the table holds a run's calls in flight
+  // and no more: a scan finds one sooner than its two indexes cost each pending entry and its
+  // outcome (a row and two index entries written, then deleted). Idempotency keys are kept in
+  // their key's b-tree as the small keyed tables are, so a new key writes one b-tree less.
+  `DROP INDEX open_call_by_call;
+   DROP INDEX open_call_by_lease;
+   CREATE TABLE idempotency_key_keyed (
+     key TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL,
+     status INTEGER,
+     body TEXT,
+     expires_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO idempotency_key_keyed
+     (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
+   SELECT key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at
+     FROM idempotency_key WHERE key IS NOT NULL;
+   DROP TABLE idempotency_key;
+   ALTER TABLE idempotency_key_keyed RENAME TO idempotency_key;
+   CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);`,
 ];
 
 /** What a set of steps leaves, as one script (written by `npm run schema`: fresh-schema.ts). */

@@ -68,19 +68,23 @@ describe("a new object's schema in one step", () => {
     });
   }
 
-  it("RunLedger: the step that rebuilds the keyed tables keeps their rows, and the trigger still counts", () => {
+  it("RunLedger: the steps that rebuild the keyed tables keep their rows, and the trigger still counts", () => {
     const db = new DatabaseSync(":memory:");
-    const before = MIGRATIONS.length - 1;
+    const before = MIGRATIONS.findIndex((step) => step.includes("tool_use_keyed"));
     migrate(storageOf(db), MIGRATIONS.slice(0, before), FRESH_RUN_SCHEMA);
     db.exec(`INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
       INSERT INTO target_use VALUES ('ops_restart_service', 'api', 1);
+      INSERT INTO idempotency_key VALUES ('k1', 'fp1', 'done', 'c0', 5, 200, '{"id":"T-1"}', 9),
+        ('k2', 'fp2', 'in_flight', 'c9', 7, NULL, NULL, 8);
       INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
         VALUES ('c1', 1, 'allow', 0, 0, '{}', 0), ('c2', 2, 'escalate', 0, 0, '{}', 0);`);
     const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
-    const kept = ["tool_use", "target_use", "decision_count"].map(rows);
+    const tables = ["tool_use", "target_use", "decision_count", "idempotency_key"];
+    const kept = tables.map(rows);
     migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
     expect(versionOf(db)).toBe(MIGRATIONS.length);
-    expect(["tool_use", "target_use", "decision_count"].map(rows)).toEqual(kept);
+    expect(tables.map(rows)).toEqual(kept);
+    expect(kept[3]).toHaveLength(2);
     expect(kept[2]).toEqual([
       { decision: "allow", n: 1 },
       { decision: "escalate", n: 1 },
