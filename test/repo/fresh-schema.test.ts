@@ -28,6 +28,31 @@ function versionOf(db: DatabaseSync): number {
   return (db.prepare("SELECT version FROM schema_version").get() as { version: number }).version;
 }
 
+/**
+ * A database built by the steps before the one that holds `marker`, seeded by `seed`, then
+ * taken through every step: the rows of `tables` before and after, and a reader of any table.
+ */
+function carriedThrough(
+  steps: readonly string[],
+  fresh: FreshSchema,
+  { marker, seed, tables }: { marker: string; seed: string; tables: string[] },
+) {
+  const db = new DatabaseSync(":memory:");
+  migrate(
+    storageOf(db),
+    steps.slice(
+      0,
+      steps.findIndex((step) => step.includes(marker)),
+    ),
+    fresh,
+  );
+  db.exec(seed);
+  const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+  const kept = tables.map(rows);
+  migrate(storageOf(db), steps, fresh);
+  return { db, rows, kept, after: tables.map(rows) };
+}
+
 const LEDGERS: [string, readonly string[], FreshSchema][] = [
   ["RunLedger", MIGRATIONS, FRESH_RUN_SCHEMA],
   ["TenantLedger", TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA],
@@ -69,21 +94,20 @@ describe("a new object's schema in one step", () => {
   }
 
   it("RunLedger: the steps that rebuild the keyed tables keep their rows, and the trigger still counts", () => {
-    const db = new DatabaseSync(":memory:");
-    const before = MIGRATIONS.findIndex((step) => step.includes("tool_use_keyed"));
-    migrate(storageOf(db), MIGRATIONS.slice(0, before), FRESH_RUN_SCHEMA);
-    db.exec(`INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
+    const seed = `INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
       INSERT INTO target_use VALUES ('ops_restart_service', 'api', 1);
       INSERT INTO idempotency_key VALUES ('k1', 'fp1', 'done', 'c0', 5, 200, '{"id":"T-1"}', 9),
         ('k2', 'fp2', 'in_flight', 'c9', 7, NULL, NULL, 8);
       INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
-        VALUES ('c1', 1, 'allow', 0, 0, '{}', 0), ('c2', 2, 'escalate', 0, 0, '{}', 0);`);
-    const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
+        VALUES ('c1', 1, 'allow', 0, 0, '{}', 0), ('c2', 2, 'escalate', 0, 0, '{}', 0);`;
     const tables = ["tool_use", "target_use", "decision_count", "idempotency_key"];
-    const kept = tables.map(rows);
-    migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
+    const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
+      marker: "tool_use_keyed",
+      seed,
+      tables,
+    });
     expect(versionOf(db)).toBe(MIGRATIONS.length);
-    expect(tables.map(rows)).toEqual(kept);
+    expect(after).toEqual(kept);
     expect(kept[3]).toHaveLength(2);
     expect(kept[2]).toEqual([
       { decision: "allow", n: 1 },
@@ -98,21 +122,20 @@ describe("a new object's schema in one step", () => {
   });
 
   it("TenantLedger: the step that rebuilds its tables keeps their rows", () => {
-    const db = new DatabaseSync(":memory:");
-    const before = TENANT_MIGRATIONS.length - 1;
-    migrate(storageOf(db), TENANT_MIGRATIONS.slice(0, before), FRESH_TENANT_SCHEMA);
-    db.exec(`INSERT INTO target_claim VALUES ('create_ticket', 'T-1', 'r1', 'k1', 'c1', 1, 'default', 9, 0);
+    const seed = `INSERT INTO target_claim VALUES ('create_ticket', 'T-1', 'r1', 'k1', 'c1', 1, 'default', 9, 0);
       INSERT INTO target_claim (tool, target, run_id, intent, call_id, claimed_at)
         VALUES ('create_ticket', 'T-2', 'r1', 'k2', 'c2', 2);
       INSERT INTO approval_index VALUES ('a1', 'r1', 'create_ticket', 'urgent_ticket', 'pending', 1, 9);
       INSERT INTO run_index VALUES ('r1', 1), ('r2', 2);
-      INSERT INTO console_signed_out VALUES ('s1', 9);`);
+      INSERT INTO console_signed_out VALUES ('s1', 9);`;
     const tables = ["target_claim", "approval_index", "run_index", "console_signed_out"];
-    const rows = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
-    const kept = tables.map(rows);
-    migrate(storageOf(db), TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA);
+    const { db, kept, after } = carriedThrough(TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA, {
+      marker: "target_claim_keyed",
+      seed,
+      tables,
+    });
     expect(versionOf(db)).toBe(TENANT_MIGRATIONS.length);
-    expect(tables.map(rows)).toEqual(kept);
+    expect(after).toEqual(kept);
     expect(kept[0]).toHaveLength(2);
     expect(kept[0]?.[1]).toMatchObject({ target: "T-2", confirmed: 1, lease_expires_at: null });
   });
