@@ -5,7 +5,10 @@
  * are dropped once the session would have expired anyway.
  */
 
-/** The table's schema step, appended to the TenantLedger's migrations. */
+/**
+ * The table's schema step, appended to the TenantLedger's migrations (a later step there makes
+ * it WITHOUT ROWID: tenant-migrations.ts).
+ */
 export const SIGNED_OUT_SCHEMA = `CREATE TABLE console_signed_out (
      session_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL

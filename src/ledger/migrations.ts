@@ -1,6 +1,6 @@
 /**
- * The RunLedger's SQLite schema as numbered, append-only steps (the TenantLedger's:
- * tenant-migrations.ts), and how an object applies a ledger's steps.
+ * The RunLedger's migration steps, and how an object applies a ledger's steps (the
+ * TenantLedger's are in tenant-migrations.ts).
  */
 
 /**

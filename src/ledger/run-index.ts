@@ -5,7 +5,10 @@
  * object and is read from there, so the index is never on a call's path after the first.
  */
 
-/** The index's schema step, appended to the TenantLedger's migrations. */
+/**
+ * The index's schema step, appended to the TenantLedger's migrations (a later step there makes
+ * the table WITHOUT ROWID: tenant-migrations.ts).
+ */
 export const RUN_INDEX_SCHEMA = `CREATE TABLE run_index (
      run_id TEXT PRIMARY KEY,
      created_at INTEGER NOT NULL

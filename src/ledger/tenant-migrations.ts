@@ -1,14 +1,14 @@
 /**
- * The TenantLedger's SQLite schema as numbered, append-only steps (applied by migrate(),
- * migrations.ts).
+ * The TenantLedger's SQLite schema as numbered, append-only steps, applied by migrate()
+ * (migrations.ts).
  */
 import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
 import { RUN_INDEX_SCHEMA } from "./run-index.ts";
 
 /**
- * The TenantLedger's schema: claims on targets whose per-target cap spans every run of
- * the tenant. One row per (tool, target, run, intent); an intent is an idempotency key,
- * so a retry of the same intent holds the same claim.
+ * The steps, first the claims on targets whose per-target cap spans every run of the tenant:
+ * one row per (tool, target, run, intent); an intent is an idempotency key, so a retry of the
+ * same intent holds the same claim.
  */
 export const TENANT_MIGRATIONS: readonly string[] = [
   `CREATE TABLE target_claim (
