@@ -4,11 +4,14 @@
  * src/ledger/migrations.ts; a test fails while the file is out of date.
  */
 import { writeFileSync } from "node:fs";
-import { MIGRATIONS } from "../src/ledger/migrations.ts";
+import { MIGRATIONS, RARE_RUN_TABLES } from "../src/ledger/migrations.ts";
 import { TENANT_MIGRATIONS } from "../src/ledger/tenant-migrations.ts";
 import { renderFreshSchemas } from "./lib/schema.ts";
 
 const FRESH_SCHEMA_FILE = "src/ledger/fresh-schema.ts";
 
-writeFileSync(FRESH_SCHEMA_FILE, renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS));
+writeFileSync(
+  FRESH_SCHEMA_FILE,
+  renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS, RARE_RUN_TABLES),
+);
 process.stdout.write(`wrote ${FRESH_SCHEMA_FILE}\n`);

@@ -44,6 +44,7 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
+import { rareTablesKept, withoutRareTables } from "./rare-tables.ts";
 import { RunIndexing } from "./run-registration.ts";
 import { haltRun, KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
@@ -68,7 +69,7 @@ export class RunLedger extends DurableObject<Env> {
   private readonly known = new KnownRun();
   /** Every write's one storage transaction; a failed one forgets what is kept. */
   private readonly transact = <T>(f: () => T): T =>
-    within(this.ctx.storage, f, [this.tip, this.known]);
+    within(this.ctx.storage, f, [this.tip, this.known, rareTablesKept(this.sql)]);
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
@@ -81,7 +82,7 @@ export class RunLedger extends DurableObject<Env> {
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
-    migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA);
+    if (migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA)) withoutRareTables(this.sql);
     // Synchronous, in the constructor: no request reaches the object before it is done.
     const run = this.known.holds(readRun(this.sql));
     chainOldEntries(this.sql, run);

@@ -5,6 +5,7 @@
  */
 import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../core/approval.ts";
 import type { ApprovalView } from "./approval-types.ts";
+import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 
 /** An `approval` row. */
 interface ApprovalRow {
@@ -43,6 +44,7 @@ export function latestApproval(
   tool: string,
   fingerprint: string,
 ): ApprovalState | null {
+  if (!hasRareTables(sql)) return null;
   const row = sql
     .exec<ApprovalRow>(
       "SELECT * FROM approval WHERE tool = ? AND fingerprint = ? ORDER BY requested_at DESC, rowid DESC LIMIT 1",
@@ -58,6 +60,7 @@ export function readApproval(
   sql: SqlStorage,
   id: string,
 ): { state: ApprovalState; row: ApprovalRow } | null {
+  if (!hasRareTables(sql)) return null;
   const row = sql.exec<ApprovalRow>("SELECT * FROM approval WHERE id = ?", id).toArray()[0];
   return row === undefined ? null : { state: stateOf(row), row };
 }
@@ -86,6 +89,7 @@ export interface NewApproval {
 
 /** Open a pending approval; returns its id. */
 export function openApproval(sql: SqlStorage, a: NewApproval): string {
+  ensureRareTables(sql);
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   sql.exec(
     `INSERT INTO approval (id, tool, fingerprint, policy_version, rule, args, idempotency_key,
@@ -158,6 +162,7 @@ export function listApprovals(
   status: ApprovalStatus | null,
   now: number,
 ): ApprovalView[] {
+  if (!hasRareTables(sql)) return [];
   const rows = sql
     .exec<ApprovalRow>("SELECT * FROM approval ORDER BY requested_at, rowid")
     .toArray()

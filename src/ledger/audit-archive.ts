@@ -11,6 +11,7 @@
 import { type SignedHead, signHead } from "../core/audit-head.ts";
 import { head } from "./audit-log.ts";
 import { auditTrimWake, trimArchived } from "./audit-trim.ts";
+import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 import { readRun } from "./run-row.ts";
 import { runSigningKey } from "./signing-key.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
@@ -74,11 +75,13 @@ export function segmentKey(tenant: string, run: string, first: number, last: num
 
 /** The run's segments, oldest first. */
 export function segments(sql: SqlStorage): SegmentRow[] {
+  if (!hasRareTables(sql)) return [];
   return sql.exec<SegmentRow>("SELECT * FROM audit_segment ORDER BY first_seq").toArray();
 }
 
 /** The last archived seq (0 when nothing is). */
 export function archivedThrough(sql: SqlStorage): number {
+  if (!hasRareTables(sql)) return 0;
   return sql.exec<{ n: number }>("SELECT COALESCE(MAX(last_seq), 0) AS n FROM audit_segment").one()
     .n;
 }
@@ -156,7 +159,8 @@ export async function archiveRun(s: ArchiveScope, cfg: ArchiveConfig, now: numbe
       customMetadata: headMetadata(segment.head),
       httpMetadata: { contentType: "application/x-ndjson; charset=utf-8" },
     });
-    s.transact(() =>
+    s.transact(() => {
+      ensureRareTables(s.sql);
       s.sql.exec(
         `INSERT OR REPLACE INTO audit_segment (first_seq, last_seq, head_hash, r2_key, archived_at)
          VALUES (?, ?, ?, ?, ?)`,
@@ -165,8 +169,8 @@ export async function archiveRun(s: ArchiveScope, cfg: ArchiveConfig, now: numbe
         segment.head.hash,
         r2Key,
         now,
-      ),
-    );
+      );
+    });
     written++;
     last = dueSegmentEnd(s.sql, run, cfg, now);
   }

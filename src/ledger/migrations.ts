@@ -251,26 +251,40 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);`,
 ];
 
+/**
+ * The RunLedger's tables most runs never write: approvals, resolved escalations and archived
+ * segments. A new object does not build them (rare-tables.ts builds them at their first write),
+ * so every run's first commit is smaller. A later step that changes one of them must make it
+ * first when it is missing (`CREATE TABLE IF NOT EXISTS`).
+ */
+export const RARE_RUN_TABLES: readonly string[] = [
+  "approval",
+  "escalation_resolution",
+  "audit_segment",
+];
+
 /** What a set of steps leaves, as one script (written by `npm run schema`: fresh-schema.ts). */
 export interface FreshSchema {
   /** How many steps it stands for. */
   steps: number;
-  /** The CREATE statements. */
+  /** The CREATE statements a new object runs. */
   sql: string;
+  /** The CREATE statements of the tables built at their first write (RARE_RUN_TABLES). */
+  rare: string;
 }
 
 /**
  * Apply every step not yet applied; the step count is kept in its own table. A new database
- * is built from `fresh` in one script when it stands for exactly these steps: the same schema
- * the steps leave (a test builds both and compares), without the steps' intermediate tables.
+ * is built from `fresh` in one script when it stands for exactly these steps: the schema the
+ * steps leave but its rare tables (a test builds both and compares). Answers whether it was.
  */
-export function migrate(sql: SqlStorage, steps: readonly string[], fresh: FreshSchema): void {
+export function migrate(sql: SqlStorage, steps: readonly string[], fresh: FreshSchema): boolean {
   sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
   const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
   if (row === undefined && fresh.steps === steps.length) {
     sql.exec(fresh.sql);
     sql.exec("INSERT INTO schema_version (version) VALUES (?)", steps.length);
-    return;
+    return true;
   }
   const applied = row?.version ?? 0;
   if (row === undefined) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
@@ -278,4 +292,5 @@ export function migrate(sql: SqlStorage, steps: readonly string[], fresh: FreshS
     sql.exec(step);
     sql.exec("UPDATE schema_version SET version = ?", applied + i + 1);
   });
+  return false;
 }

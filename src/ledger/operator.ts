@@ -15,6 +15,7 @@ import type {
 } from "./approval-types.ts";
 import { approvalView, decideApproval, readApproval } from "./approvals.ts";
 import type { AuditDraft } from "./audit-draft.ts";
+import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** Append an audit entry (the RunLedger's own function). */
@@ -93,10 +94,17 @@ interface EscalationRow extends AuditRow {
   resolved_at: number | null;
 }
 
-const ESCALATIONS = `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
+/** The escalations, each with its resolution if it has one. */
+function escalations(sql: SqlStorage): string {
+  // Before the first resolution the run may have no table of them: none is resolved.
+  const resolutions = hasRareTables(sql)
+    ? "escalation_resolution"
+    : "(SELECT NULL AS seq, NULL AS resolution, NULL AS note, NULL AS actor, NULL AS resolved_at WHERE 0)";
+  return `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
     r.resolved_at
-  FROM audit a LEFT JOIN escalation_resolution r ON r.seq = a.seq
+  FROM audit a LEFT JOIN ${resolutions} r ON r.seq = a.seq
   WHERE a.decision = 'escalate'`;
+}
 
 /**
  * An escalation is usually an outcome entry, which does not repeat the call's payload: the
@@ -141,7 +149,7 @@ export function listEscalations(
         : "";
   return sql
     .exec<EscalationRow>(
-      `${ESCALATIONS}${which} AND a.seq > ? ORDER BY a.seq LIMIT ?`,
+      `${escalations(sql)}${which} AND a.seq > ? ORDER BY a.seq LIMIT ?`,
       after,
       limit,
     )
@@ -160,7 +168,7 @@ export function resolve(
   resolution: Resolution,
   act: OperatorAct,
 ): ResolveAnswer {
-  const row = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).toArray()[0];
+  const row = s.sql.exec<EscalationRow>(`${escalations(s.sql)} AND a.seq = ?`, seq).toArray()[0];
   if (row === undefined) {
     return { kind: "refuse", refusal: refuse("not_found", `Run has no escalation ${seq}.`) };
   }
@@ -168,6 +176,7 @@ export function resolve(
     const detail = `Escalation ${seq} was already resolved (${row.resolution}).`;
     return { kind: "refuse", refusal: refuse("escalation_already_resolved", detail) };
   }
+  ensureRareTables(s.sql);
   s.sql.exec(
     "INSERT INTO escalation_resolution (seq, resolution, note, actor, resolved_at) VALUES (?, ?, ?, ?, ?)",
     seq,
@@ -193,6 +202,6 @@ export function resolve(
     }),
     s.run,
   );
-  const resolved = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).one();
+  const resolved = s.sql.exec<EscalationRow>(`${escalations(s.sql)} AND a.seq = ?`, seq).one();
   return { kind: "resolved", escalation: escalationView(resolved) };
 }

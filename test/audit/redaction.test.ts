@@ -11,6 +11,7 @@ import { keptText } from "../../src/http/evidence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import worker from "../../src/index.ts";
+import { hasRareTables } from "../../src/ledger/rare-tables.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
 import { dev, json, newRun, proposeThrough, runLedger, verifyAudit } from "../helpers.ts";
 import { firstJson, mcpClient } from "../mcp/helpers.ts";
@@ -37,12 +38,12 @@ function ticket(email: string, key: string, extra: Record<string, unknown> = {})
   };
 }
 
-/** Every byte the run's object holds about its calls: audit rows and approvals. */
+/** Every byte the run's object holds about its calls: audit rows and approvals (if it has any). */
 async function storedRows(run: string): Promise<string> {
   return runInDurableObject(runLedger(run), (_o, state) => {
     const sql = state.storage.sql;
     const audit = sql.exec("SELECT * FROM audit").toArray();
-    const approvals = sql.exec("SELECT * FROM approval").toArray();
+    const approvals = hasRareTables(sql) ? sql.exec("SELECT * FROM approval").toArray() : [];
     return JSON.stringify({ audit, approvals });
   });
 }

@@ -2,10 +2,15 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { renderFreshSchemas, schemaAfter, schemaOf } from "../../scripts/lib/schema.ts";
+import { renderFreshSchemas, schemaAfter, schemaOf, tableOf } from "../../scripts/lib/schema.ts";
 import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
-import { type FreshSchema, MIGRATIONS, migrate } from "../../src/ledger/migrations.ts";
+import {
+  type FreshSchema,
+  MIGRATIONS,
+  migrate,
+  RARE_RUN_TABLES,
+} from "../../src/ledger/migrations.ts";
 import { TENANT_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
 
 const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
@@ -60,24 +65,32 @@ const LEDGERS: [string, readonly string[], FreshSchema][] = [
 
 describe("a new object's schema in one step", () => {
   it("src/ledger/fresh-schema.ts is what `npm run schema` writes from the steps now", () => {
-    expect(readFileSync(FILE, "utf8")).toBe(renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS));
+    expect(readFileSync(FILE, "utf8")).toBe(
+      renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS, RARE_RUN_TABLES),
+    );
   });
 
   for (const [name, steps, fresh] of LEDGERS) {
-    it(`${name}: the one script builds the database the ${steps.length} steps build`, () => {
+    it(`${name}: the script and its rare tables build the database the ${steps.length} steps build`, () => {
       expect(fresh.steps).toBe(steps.length);
-      expect(schemaAfter([fresh.sql])).toEqual(schemaAfter(steps));
+      // The same statements; the rare tables come last in the order SQLite keeps.
+      expect(schemaAfter([fresh.sql, fresh.rare]).toSorted()).toEqual(
+        schemaAfter(steps).toSorted(),
+      );
     });
 
     it(`${name}: migrate() builds a new database from it and records every step as applied`, () => {
       const db = new DatabaseSync(":memory:");
-      migrate(storageOf(db), steps, fresh);
+      expect(migrate(storageOf(db), steps, fresh)).toBe(true);
       expect(versionOf(db)).toBe(steps.length);
-      expect(schemaOf(db)).toEqual(schemaAfter(steps));
+      expect(schemaOf(db)).toEqual(schemaAfter([fresh.sql]));
       // Run again (a restarted object): nothing left to apply, nothing changes.
-      migrate(storageOf(db), steps, fresh);
+      expect(migrate(storageOf(db), steps, fresh)).toBe(false);
       expect(versionOf(db)).toBe(steps.length);
-      expect(schemaOf(db)).toEqual(schemaAfter(steps));
+      expect(schemaOf(db)).toEqual(schemaAfter([fresh.sql]));
+      // Its rare tables, built at their first write, complete it.
+      db.exec(fresh.rare);
+      expect(schemaOf(db).toSorted()).toEqual(schemaAfter(steps).toSorted());
     });
 
     it(`${name}: a database from an earlier release takes only the steps it lacks`, () => {
@@ -140,6 +153,15 @@ describe("a new object's schema in one step", () => {
     expect(kept[0]?.[1]).toMatchObject({ target: "T-2", confirmed: 1, lease_expires_at: null });
   });
 
+  it("a new run's object leaves out exactly the rare tables, with their indexes", () => {
+    const made = (sql: string) => new Set(schemaAfter([sql]).map(tableOf));
+    expect([...made(FRESH_RUN_SCHEMA.rare)].sort()).toEqual([...RARE_RUN_TABLES].sort());
+    for (const table of RARE_RUN_TABLES) expect(made(FRESH_RUN_SCHEMA.sql).has(table)).toBe(false);
+    expect(made(FRESH_RUN_SCHEMA.sql)).toContain("audit");
+    expect(FRESH_RUN_SCHEMA.rare).toContain("CREATE INDEX approval_by_status");
+    expect(FRESH_TENANT_SCHEMA.rare).toBe("");
+  });
+
   it("an audit append binds every column of the audit table, in the table's order", () => {
     const db = new DatabaseSync(":memory:");
     migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
@@ -149,7 +171,7 @@ describe("a new object's schema in one step", () => {
 
   it("a script that stands for other steps is not used: the steps run instead", () => {
     const db = new DatabaseSync(":memory:");
-    const stale: FreshSchema = { steps: 1, sql: "CREATE TABLE stale (x INTEGER);" };
+    const stale: FreshSchema = { steps: 1, sql: "CREATE TABLE stale (x INTEGER);", rare: "" };
     migrate(storageOf(db), MIGRATIONS, stale);
     expect(schemaOf(db)).toEqual(schemaAfter(MIGRATIONS));
   });

@@ -1,0 +1,44 @@
+/**
+ * The run's rare tables (RARE_RUN_TABLES in migrations.ts: approvals, resolved escalations,
+ * archived segments), which a new object does not build: most runs never write them, and
+ * every run's first commit is smaller without them. The first write that needs one builds
+ * them all, in its own transaction; until then a reader finds none of their rows. Whether
+ * they exist is read once per object from `sqlite_master`, then kept: only the object writes
+ * its storage. A transaction that fails forgets it (kept.ts), as a rolled-back build is gone.
+ */
+import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
+import type { Kept } from "./kept.ts";
+import { RARE_RUN_TABLES } from "./migrations.ts";
+
+/** Per object's storage: whether its rare tables exist, once known. */
+const built = new WeakMap<SqlStorage, boolean>();
+
+/** Whether the rare tables of the run in `sql` exist. */
+export function hasRareTables(sql: SqlStorage): boolean {
+  let known = built.get(sql);
+  if (known === undefined) {
+    const [first] = RARE_RUN_TABLES;
+    known =
+      sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", first).toArray()
+        .length > 0;
+    built.set(sql, known);
+  }
+  return known;
+}
+
+/** Build the rare tables unless they exist; inside the write's transaction. */
+export function ensureRareTables(sql: SqlStorage): void {
+  if (hasRareTables(sql)) return;
+  sql.exec(FRESH_RUN_SCHEMA.rare);
+  built.set(sql, true);
+}
+
+/** A new object's storage, which migrate() built without its rare tables. */
+export function withoutRareTables(sql: SqlStorage): void {
+  built.set(sql, false);
+}
+
+/** What is kept of `sql`'s rare tables, forgotten when a transaction fails. */
+export function rareTablesKept(sql: SqlStorage): Kept {
+  return { forget: () => built.delete(sql) };
+}
