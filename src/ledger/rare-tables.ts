@@ -2,7 +2,7 @@
  * The run's rare tables (RARE_RUN_TABLES in migrations.ts: approvals, resolved escalations,
  * archived segments), which a new object does not build: most runs never write them, and
  * every run's first commit is smaller without them. The first write that needs one builds
- * them all, in its own transaction; until then a reader finds none of their rows. Whether
+ * them all, in that write's transaction; until then a reader finds none of their rows. Whether
  * they exist is read once per object from `sqlite_master`, then kept: only the object writes
  * its storage. A transaction that fails forgets it (kept.ts), as a rolled-back build is gone.
  */
