@@ -26,7 +26,7 @@ import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
-import { within } from "./kept.ts";
+import { type Kept, within } from "./kept.ts";
 import { mutationKey } from "./keys.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
@@ -64,12 +64,13 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
-  /** The chain's last link and the run's row, kept between writes (kept.ts). */
+  /** Kept between writes (kept.ts): the chain's last link, the run's row, its rare tables. */
   private readonly tip = new ChainTip();
   private readonly known = new KnownRun();
+  private readonly rare: Kept;
   /** Every write's one storage transaction; a failed one forgets what is kept. */
   private readonly transact = <T>(f: () => T): T =>
-    within(this.ctx.storage, f, [this.tip, this.known, rareTablesKept(this.sql)]);
+    within(this.ctx.storage, f, [this.tip, this.known, this.rare]);
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
@@ -79,6 +80,7 @@ export class RunLedger extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.rare = rareTablesKept(this.sql);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
