@@ -123,6 +123,18 @@ export function consumeApproval(sql: SqlStorage, id: string, callId: string): vo
   );
 }
 
+/**
+ * Give back the grant a call spent, which never ran (its run took it back): approved again,
+ * as before the call. A run that never had an approval has no table of them.
+ */
+export function returnApproval(sql: SqlStorage, callId: string): void {
+  if (!hasRareTables(sql)) return;
+  sql.exec(
+    "UPDATE approval SET status = 'approved', consumed_by_call = NULL WHERE consumed_by_call = ? AND status = 'consumed'",
+    callId,
+  );
+}
+
 /** What an operator decided. */
 export interface Decided {
   /** `approved` or `denied`. */

@@ -7,9 +7,9 @@
  */
 import { DECISION_TABLE } from "../core/reasons.ts";
 import { outcomeBase } from "./abandon.ts";
+import { returnApproval } from "./approvals.ts";
 import { type EntryDraft, openEntry } from "./audit-log.ts";
 import type { Withdrawal } from "./protocol.ts";
-import { hasRareTables } from "./rare-tables.ts";
 import { chargeRun } from "./run-row.ts";
 import { countUse } from "./usage.ts";
 import type { RunRow } from "./views.ts";
@@ -41,13 +41,7 @@ export function withdrawCall(
       w.callId,
     );
   }
-  // A grant the call spent is given back (a run without approvals has no table of them).
-  if (hasRareTables(sql)) {
-    sql.exec(
-      "UPDATE approval SET status = 'approved', consumed_by_call = NULL WHERE consumed_by_call = ? AND status = 'consumed'",
-      w.callId,
-    );
-  }
+  returnApproval(sql, w.callId);
   const { decision, status } = DECISION_TABLE[w.refusal.reason];
   log(
     {
