@@ -94,16 +94,22 @@ interface EscalationRow extends AuditRow {
   resolved_at: number | null;
 }
 
-/** The escalations, each with its resolution if it has one. */
-function escalations(sql: SqlStorage): string {
-  // Before the first resolution the run may have no table of them: none is resolved.
-  const resolutions = hasRareTables(sql)
-    ? "escalation_resolution"
-    : "(SELECT NULL AS seq, NULL AS resolution, NULL AS note, NULL AS actor, NULL AS resolved_at WHERE 0)";
-  return `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
+/** The escalations, each joined with its resolution from `resolutions`. */
+const escalationsWith = (resolutions: string) =>
+  `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
     r.resolved_at
   FROM audit a LEFT JOIN ${resolutions} r ON r.seq = a.seq
   WHERE a.decision = 'escalate'`;
+
+const ESCALATIONS = escalationsWith("escalation_resolution");
+/** Before the first resolution the run may have no table of them: none is resolved. */
+const ESCALATIONS_UNRESOLVED = escalationsWith(
+  "(SELECT NULL AS seq, NULL AS resolution, NULL AS note, NULL AS actor, NULL AS resolved_at WHERE 0)",
+);
+
+/** The escalations query for the run's storage `sql`. */
+function escalations(sql: SqlStorage): string {
+  return hasRareTables(sql) ? ESCALATIONS : ESCALATIONS_UNRESOLVED;
 }
 
 /**
