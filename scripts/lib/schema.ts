@@ -56,7 +56,8 @@ function literal(
   const isRare = (statement: string) => rare.includes(tableOf(statement));
   const sql = all.filter((s) => !isRare(s)).join("\n");
   const later = all.filter(isRare).join("\n");
-  if (`${sql}${later}`.includes("`") || `${sql}${later}`.includes("${"))
+  const text = `${sql}\n${later}`;
+  if (text.includes("`") || text.includes("${"))
     throw new Error(
       `${name}: the SQL holds a backtick or \${, which the template literal would read`,
     );
