@@ -288,7 +288,7 @@ export function median(xs: number[]): number {
  * minute of a shared machine, or what one row leaves behind, spreads over all rows alike; the
  * table takes each row's median round, so one slow round does not move it.
  */
-export const ROUNDS = 3;
+export const ROUNDS = 5;
 const CONNECTIONS = 8;
 
 /** The two servers under test. */
@@ -349,9 +349,14 @@ export async function measureRows(
   return figures;
 }
 
+/** Each round's figure of a row over its paired floor's in the same round. */
+function roundRatios(xs: number[], floors: number[]): number[] {
+  return xs.map((x, r) => x / (floors[r] ?? Number.NaN));
+}
+
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
 function pairedRatio(xs: number[], floors: number[]): number {
-  return median(xs.map((x, r) => x / (floors[r] ?? Number.NaN)));
+  return median(roundRatios(xs, floors));
 }
 
 /**
@@ -372,16 +377,24 @@ function cpuCells(f: Figures, floor: Figures | undefined): [string, string] {
   ];
 }
 
-/** A row's ratio to its paired floor and the verdict on its target, as cells. */
+/**
+ * A row's ratio to its paired floor (the median round, each round's in brackets) and the
+ * verdict on its target: the median's, with how many rounds reached the target.
+ */
 function floorCells(f: Figures, floor: Figures | undefined): [string, string] {
   const kind = f.scenario.floor;
   if (kind === undefined || floor === undefined) return ["", ""];
-  const ratio = pairedRatio(f.rps, floor.rps);
+  const rounds = roundRatios(f.rps, floor.rps);
+  const ratio = median(rounds);
   const target = f.scenario.target;
   const { label } = FLOORS[kind];
+  const each = rounds.map((r) => r.toFixed(2)).join(", ");
+  const reached = rounds.filter((r) => target !== undefined && r >= target).length;
   const verdict =
-    target === undefined ? "" : `≥ ${target}x ${label}: ${ratio >= target ? "met" : "missed"}`;
-  return [`${ratio.toFixed(2)}x ${label}`, verdict];
+    target === undefined
+      ? ""
+      : `≥ ${target}x ${label}: ${ratio >= target ? "met" : "missed"} (${reached} of ${rounds.length} rounds)`;
+  return [`${ratio.toFixed(2)}x ${label} (${each})`, verdict];
 }
 
 export async function benchHttp(servers: Servers, quick: boolean): Promise<Table> {
@@ -432,7 +445,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "right beside its own run of that floor, in every round (those runs are not listed; the floor " +
       "rows above are the floors alone), and its ratios to the floor are the median over the rounds of " +
       "the row over that adjacent floor run, so a slow minute of the shared host moves both sides of a " +
-      "ratio alike. The refused row's 400s are by design. Requests authenticate with the development " +
+      "ratio alike; vs floor gives each round's ratio in brackets, and a target's verdict is the " +
+      "median's, with how many rounds reached the target. The refused row's 400s are by design. Requests authenticate with the development " +
       "key (no KV read). Latency in ms. CPU ms per call: the user and system time of the row's " +
       "`wrangler dev` (its Node process and workerd, from /proc) over the calls it answered, which a " +
       "busy host's steal moves less than req/s, then after the slash the part of it spent by the " +
