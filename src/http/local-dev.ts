@@ -8,10 +8,12 @@
  * - `CF-Connecting-IP` is a loopback address: the edge overwrites it with the client's real
  *   address, which is never loopback; `wrangler dev` sets it from the socket, and `npm run dev`
  *   listens on 127.0.0.1 only, so no other machine can connect at all;
- * - the Host is `localhost`, `127.0.0.1` or `[::1]`, spelled exactly so.
+ * - the URL's host is `localhost`, `127.0.0.1` or `[::1]` as the URL parser reads it: it
+ *   writes other spellings of those addresses (`127.1`, `2130706433`, `LOCALHOST`) in that
+ *   form, so they pass too, and every one of them names this machine.
  */
 
-/** Host names a loopback client uses; other spellings of 127.0.0.1 (`127.1`) are not taken. */
+/** Host names a loopback client uses, as the URL parser writes them. */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** A loopback address as a socket reports it: 127.0.0.0/8 in dotted-quad form, or ::1. */

@@ -19,6 +19,14 @@ describe("the development key", () => {
     }
   });
 
+  it.each(["127.1", "0x7f000001", "2130706433", "LOCALHOST", "[0:0:0:0:0:0:0:1]"])(
+    "is honoured with Host %s from this machine: the URL parser reads it as a loopback name",
+    async (host) => {
+      const res = await withDevKey(`http://${host}/v1/tools`, LOOPBACK_CLIENT);
+      expect(res.status).toBe(200);
+    },
+  );
+
   it.each(["127.1", "0x7f000001", "2130706433", "127.0.0.1", "localhost"])(
     "is refused with Host %s from a client that is not this machine",
     async (host) => {
