@@ -8,7 +8,7 @@ import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
-import { abandonCall, expireCalls, nextWake } from "./abandon.ts";
+import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./abandon.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -27,7 +27,6 @@ import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import { type Kept, within } from "./kept.ts";
-import { mutationKey } from "./keys.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
@@ -104,23 +103,19 @@ export class RunLedger extends DurableObject<Env> {
       const charged = (row: RunRow) => this.known.holds(row);
       return decideProposal({ ledger, abandon, charged }, p, version);
     });
-    if (answer.kind === "admit") {
-      // An open call's lease, or a new idempotency key's expiry.
-      const keyed = mutationKey(p) !== null;
-      const at = p.outcome === null ? now + p.leaseMs : keyed ? nextWake(this.sql) : null;
-      await wakeBy(this.ctx.storage, at);
-    }
+    // By a new key's expiry, and the run's end for an open call (abandon.ts).
+    await wakeBy(this.ctx.storage, answer.kind === "admit" ? admittedWake(p, run, now) : null);
     await this.afterWrite(run, now);
     return answer;
   }
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
-  async settle(ref: RunRef, s: Settlement): Promise<BudgetView> {
+  settle(ref: RunRef, s: Settlement): BudgetView {
     return this.close(ref, (run) => settleCall(this.sql, run, s, this.logOutcome));
   }
 
   /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */
-  async withdraw(ref: RunRef, w: Withdrawal): Promise<BudgetView> {
+  withdraw(ref: RunRef, w: Withdrawal): BudgetView {
     return this.close(ref, (run) => withdrawCall(this.sql, run, w, this.logOutcome));
   }
 
@@ -164,8 +159,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Status of the run, or null when no call of it was ever seen. */
   status(): RunView | null {
-    const row = readRun(this.sql);
-    return row === null ? null : statusOf(this.sql, row, Date.now());
+    return this.read((row) => statusOf(this.sql, row, Date.now()));
   }
 
   /**
@@ -173,13 +167,12 @@ export class RunLedger extends DurableObject<Env> {
    * the run was never seen. The console's run list reads it.
    */
   summary(): RunSummary | null {
-    const row = readRun(this.sql);
-    return row === null ? null : summaryOf(this.sql, row, Date.now());
+    return this.read((row) => summaryOf(this.sql, row, Date.now()));
   }
 
   /** Audit entries after `after`, oldest first, archived ones included; null for an unseen run. */
   async audit(after: number, limit: number): Promise<AuditPage | null> {
-    return readRun(this.sql) === null ? null : auditPage(this.sql, this.reader, after, limit);
+    return this.read(() => auditPage(this.sql, this.reader, after, limit));
   }
 
   /** The archived segments, oldest first, or null when no call of the run was seen. */
@@ -189,13 +182,12 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The audit's last seq and hash, or null when no call of the run was seen. */
   auditHead(): { seq: number; hash: string } | null {
-    return readRun(this.sql) === null ? null : head(this.sql);
+    return this.read(() => head(this.sql));
   }
 
   /** Recompute the whole hash chain, archived segments included; null for an unseen run. */
   async verifyAudit(): Promise<ChainReport | null> {
-    const run = readRun(this.sql);
-    return run === null ? null : verifyArchived(this.sql, this.reader, run);
+    return this.read((run) => verifyArchived(this.sql, this.reader, run));
   }
 
   /** Escalated calls after `after`, oldest first: open ones by default. */
@@ -242,13 +234,12 @@ export class RunLedger extends DurableObject<Env> {
     return this.alarms.ring(cfg, now);
   }
 
-  /** Close an open call with `step` in one transaction, then move the alarm to what is next. */
-  private async close(ref: RunRef, step: (run: RunRow) => RunRow): Promise<BudgetView> {
+  /** Close an open call with `step` in one transaction. */
+  private close(ref: RunRef, step: (run: RunRow) => RunRow): BudgetView {
     const budget = this.transact(() =>
       budgetView(this.known.holds(step(this.rowOf(ref, Date.now())))),
     );
     this.alarms.appended(this.appended, this.ended);
-    await this.alarms.rearm();
     return budget;
   }
 
@@ -261,6 +252,13 @@ export class RunLedger extends DurableObject<Env> {
     if (run.created_at === now) await this.alarms.created(run, now);
     this.alarms.appended(this.appended, this.ended);
     this.index.once(run);
+  }
+
+  /** A read of the run's row (null: never seen), once calls past their lease are settled. */
+  private read<T>(f: (run: RunRow) => T): T | null {
+    const row = this.transact(() => settleLapsed(this.sql, Date.now(), this.logOutcome));
+    this.alarms.appended(this.appended, this.ended);
+    return row === null ? null : f(row);
   }
 
   /** The run's row in a write's transaction, created if new; the write carries the index mark. */

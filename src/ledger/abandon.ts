@@ -1,12 +1,19 @@
 /**
  * Abandoned calls. An admitted call's worker can die (a crash, an eviction, a deploy) before
  * it settles; its entry would stay `pending` for ever and its key `in_flight`. Each pending
- * entry has a lease (the call's timeout plus a margin); the RunLedger's alarm settles every
- * open entry past it with a second entry, `abandoned`, and makes its key `retryable`, so the
- * same key may try again without a new charge. The charge stays: a paid call may have reached
- * the upstream.
+ * entry has a lease (the call's timeout plus a margin). An open entry past it is settled with
+ * a second entry, `abandoned`, and its key made `retryable`, so the same key may try again
+ * without a new charge; the charge stays, as a paid call may have reached the upstream.
+ *
+ * A lease moves no alarm forward (each call would move it twice: forward when admitted, back
+ * when settled). A lapsed entry is settled by whatever touches the run first after its lease:
+ * the next call with its key (src/core/admission.ts), a read of the run's status or log
+ * (RunLedger), or the run's alarm, which rings by the run's end, or by the lease when that is
+ * later (admittedWake), and is then set again by the leases still open (nextWake).
  */
 import { type EntryDraft, expiredOpen, openEntry } from "./audit-log.ts";
+import { keyExpiresAt, mutationKey } from "./keys.ts";
+import type { LedgerProposal } from "./protocol.ts";
 import { readRun } from "./run-row.ts";
 import type { AuditRow, RunRow } from "./views.ts";
 
@@ -80,6 +87,36 @@ export function abandonExpired(
 }
 
 /**
+ * The latest the run's alarm may ring for a call just admitted in run `run` (null: no bound):
+ * by its key's expiry, and for a call left open, by the run's end, or its lease if later.
+ */
+export function admittedWake(
+  p: Pick<LedgerProposal, "effect" | "key" | "outcome" | "leaseMs">,
+  run: Pick<RunRow, "deadline_at"> | null,
+  now: number,
+): number | null {
+  const key = mutationKey(p) === null ? null : keyExpiresAt(now);
+  const open =
+    p.outcome === null && run !== null ? Math.max(now + p.leaseMs, run.deadline_at) : null;
+  if (key === null) return open;
+  return open === null ? key : Math.min(key, open);
+}
+
+/**
+ * Settle the open entries past their lease (before a read, so no reader sees a dead worker's
+ * call as pending); answers the run's row, or null when the run was never seen.
+ */
+export function settleLapsed(
+  sql: SqlStorage,
+  now: number,
+  append: (d: EntryDraft, run: RunRow, of: number) => void,
+): RunRow | null {
+  const run = readRun(sql);
+  if (run !== null) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
+  return run;
+}
+
+/**
  * The alarm's lease step, inside its transaction: settle open entries past their lease as
  * abandoned, and drop idempotency keys past their retention.
  */
@@ -88,8 +125,7 @@ export function expireCalls(
   now: number,
   append: (d: EntryDraft, run: RunRow, of: number) => void,
 ): void {
-  const run = readRun(sql);
-  if (run !== null) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
+  settleLapsed(sql, now, append);
   sql.exec(
     "DELETE FROM idempotency_key WHERE expires_at <= ? AND (phase != 'in_flight' OR lease_expires_at <= ?)",
     now,

@@ -94,19 +94,6 @@ export class ArchiveAlarm {
     else await this.storage.setAlarm(Math.max(next, Date.now()));
     return written;
   }
-
-  /**
-   * Once a call settles, the alarm its lease set is not needed: move it to the next thing due,
-   * the archive included (or drop it), so a run does not wake for nothing a lease after each
-   * of its calls.
-   */
-  async rearm(): Promise<void> {
-    const next = earliest(nextWake(this.scope.sql), this.due);
-    const current = await this.storage.getAlarm();
-    if (current === null || (next !== null && next <= current)) return;
-    if (next === null) await this.storage.deleteAlarm();
-    else await this.storage.setAlarm(next);
-  }
 }
 
 /** Make sure the alarm rings no later than `at` (null: nothing to wait for). */

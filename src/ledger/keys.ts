@@ -14,6 +14,11 @@ export function mutationKey(p: Pick<LedgerProposal, "effect" | "key">): string |
   return p.effect === "mutate" ? p.key : null;
 }
 
+/** When a key taken at `now` is dropped: a retention period later. */
+export function keyExpiresAt(now: number): number {
+  return now + FENCE.policy.idempotency_retention_ms;
+}
+
 /** The stored state of an idempotency key, or null when it was never used. */
 export function readKey(sql: SqlStorage, key: string): KeyState | null {
   const row = sql
@@ -57,7 +62,7 @@ export function holdKey(
     now + p.leaseMs,
     p.outcome?.status ?? null,
     p.outcome?.body ?? null,
-    now + FENCE.policy.idempotency_retention_ms,
+    keyExpiresAt(now),
   );
   return overtaken;
 }

@@ -52,7 +52,7 @@ export interface EntryDraft {
   content_type: string | null;
   payload: string;
   payload_truncated: number;
-  /** For a pending entry: its lease, after which the alarm may abandon it. */
+  /** For a pending entry: its lease, after which it may be settled as abandoned. */
   lease_expires_at: number | null;
   approval_id: string | null;
   actor: string | null;

@@ -99,6 +99,56 @@ describe("calls whose worker died", () => {
     expect((await runStatus(run)).decisions).toEqual({ abandoned: 1 });
   });
 
+  it("settles a lapsed entry before a read shows it, with no alarm rung", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs" });
+    await runInDurableObject(stub, (_i, state) => {
+      state.storage.sql.exec("UPDATE open_call SET lease_expires_at = 1");
+    });
+    const audit = await json<{ entries: { decision: string; of: number | null }[] }>(
+      await dev.get(`/v1/runs/${run}/audit`),
+    );
+    expect(audit.entries.map((e) => [e.decision, e.of])).toEqual([
+      ["pending", null],
+      ["abandoned", 1],
+    ]);
+    // Settled once: the status read after it finds nothing more to settle.
+    expect((await runStatus(run)).decisions).toEqual({ abandoned: 1 });
+  });
+
+  it("moves no alarm forward for a lease: the run's alarm stays at the run's end", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs", leaseMs: 60_000 });
+    const { alarm, end } = await runInDurableObject(stub, async (_i, state) => ({
+      alarm: await state.storage.getAlarm(),
+      end: state.storage.sql.exec<{ end: number }>("SELECT deadline_at AS end FROM run").one().end,
+    }));
+    expect(alarm).toBe(end);
+  });
+
+  it("sets the alarm by the run's end for an open call of a run that had none", async () => {
+    const run = newRun("abandon");
+    const stub = await admitAndDie(run, { tool: "fetch_service_logs", callId: "first" });
+    await runInDurableObject(stub, (_i, state) => state.storage.deleteAlarm());
+    await admitAndDie(run, { tool: "fetch_service_logs", callId: "second", leaseMs: 60_000 });
+    const { alarm, end } = await runInDurableObject(stub, async (_i, state) => ({
+      alarm: await state.storage.getAlarm(),
+      end: state.storage.sql.exec<{ end: number }>("SELECT deadline_at AS end FROM run").one().end,
+    }));
+    expect(alarm).toBe(end);
+    // Ringing early, the alarm settles nothing still leased and is set again by the leases.
+    await runDurableObjectAlarm(stub);
+    const next = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    const leases = await runInDurableObject(stub, (_i, state) =>
+      state.storage.sql
+        .exec<{ at: number }>("SELECT MAX(lease_expires_at) AS at FROM open_call")
+        .one(),
+    );
+    expect(next).not.toBeNull();
+    expect(next ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(leases.at);
+    expect((await runStatus(run)).decisions).toEqual({ pending: 2 });
+  });
+
   it("leaves an entry alone while its lease runs", async () => {
     const run = newRun("abandon");
     const stub = await admitAndDie(run, { tool: "fetch_service_logs" });

@@ -47,7 +47,9 @@ async function measure(count: Counter, runId: string, body: unknown): Promise<Me
 /** Fresh counters for the next call, keeping the bindings' spies. */
 function reset(count: Counter) {
   const c = count.counts;
-  for (const list of [c.run, c.claim, c.timeline, c.cache, c.kv, c.limiter]) list.length = 0;
+  for (const list of [c.run, c.claim, c.timeline, c.cache, c.kv, c.limiter, c.alarms]) {
+    list.length = 0;
+  }
   c.upstream = 0;
   c.transactions = 0;
   c.statements = 0;
@@ -109,23 +111,32 @@ describe("what each path waits on before its answer", () => {
     });
     expect(m.before.transactions).toBe(2);
     // Propose: the run's row (created, charged), the tool's use (read against its cap,
-    // counted), the chain's last link, the pending entry. Settle: the open entry, the outcome's
-    // entry, the alarm's next wake.
-    expect(m.before.statements).toBe(9);
+    // counted), the chain's last link, the pending entry. Settle: the open entry and the
+    // outcome's entry.
+    expect(m.before.statements).toBe(8);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
     const count = counter();
     const ticket = await seedTicket();
     const call = ticketCall("add_comment", { ticket_id: ticket, body: "seen" }, "k-count-comment");
-    const m = await measure(count, newRun(), call);
+    const run = newRun();
+    const m = await measure(count, run, call);
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's nine, and the idempotency key: looked up and stored at propose,
+    // The read miss's eight, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
-    expect(m.before.statements).toBe(12);
+    expect(m.before.statements).toBe(11);
     expect(m.before.upstream).toBe(1);
+    // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
+    // does its settle.
+    expect(m.after.alarms).toEqual(["setAlarm"]);
+    reset(count);
+    const again = ticketCall("add_comment", { ticket_id: ticket, body: "again" }, "k-count-c2");
+    const next = await measure(count, run, again);
+    expect(next.status).toBe(200);
+    expect(next.after.alarms).toEqual([]);
   });
 
   it("a mutation under a tenant-wide target rule: one claim step on the target's own object, beside the run's", async () => {
@@ -146,10 +157,10 @@ describe("what each path waits on before its answer", () => {
     });
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's twelve with the target's use count (read against its cap,
+    // In the run, add_comment's eleven with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted, then its confirmation, sent unawaited as the upstream runs.
-    expect(m.after.statements).toBe(16);
+    expect(m.after.statements).toBe(15);
     expect(m.before.upstream).toBe(1);
     // The claim and the run's decision are asked together: the call waits for two object
     // steps, not three. The claim is confirmed as the tool runs.

@@ -5,8 +5,9 @@ import { vi } from "vitest";
 /**
  * Counts what one request waits on, by wrapping the bindings the worker is handed: every
  * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
- * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions
- * and SQL statements by spying on the objects' own `transactionSync` and `sql.exec`. Nothing
+ * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions,
+ * alarm writes and SQL statements by spying on the objects' own `transactionSync`,
+ * `setAlarm`/`deleteAlarm` and `sql.exec`. Nothing
  * in the code under test knows.
  */
 export interface Counts {
@@ -29,6 +30,8 @@ export interface Counts {
   upstream: number;
   /** `transactionSync` calls in the spied objects. */
   transactions: number;
+  /** Alarm writes (`setAlarm`, `deleteAlarm`) in the spied objects. */
+  alarms: string[];
   /**
    * SQL statements (`sql.exec` calls) in the spied objects; not the statements triggers run,
    * nor the run's index mark.
@@ -56,6 +59,7 @@ function fresh(): Counts {
     limiter: [],
     upstream: 0,
     transactions: 0,
+    alarms: [],
     statements: 0,
   };
 }
@@ -166,6 +170,13 @@ export function counter(): Counter {
             counts.transactions += 1;
             return real(closure);
           };
+          for (const method of ["setAlarm", "deleteAlarm"] as const) {
+            const write = state.storage[method].bind(state.storage) as (...a: unknown[]) => unknown;
+            (state.storage as unknown as Record<string, unknown>)[method] = (...a: unknown[]) => {
+              counts.alarms.push(method);
+              return write(...a);
+            };
+          }
           // The object keeps the storage's one SqlStorage, so its own reference is wrapped too.
           // The run's index mark is not counted: it rides on whichever write of the run comes
           // first after the tenant's index answered, so no path owns it.
