@@ -115,7 +115,6 @@ describe("a claim refused beside an admitting run", () => {
       getByName: () => ({
         claim: () => Promise.reject(new Error("the claim object is unreachable")),
         release: () => Promise.resolve(),
-        confirm: () => Promise.resolve(),
       }),
     };
     const bindings = { ...env, TENANT_LEDGER: failing } as unknown as Env;

@@ -173,8 +173,6 @@ async function admitAndRun(
     return refused(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
-  // Admitted: a fresh claim is confirmed after the answer, so its lease needs no question later.
-  if (hold.fresh !== null) c.executionCtx.waitUntil(hold.fresh.confirm());
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);

@@ -18,12 +18,13 @@ import type {
 } from "../ledger/protocol.ts";
 import { claimObjectName } from "../ledger/TenantLedger.ts";
 
-/** A claim this call made, which the run's decision settles. */
+/**
+ * A claim this call made. A call the run admitted leaves it as it is: past its lease, the
+ * claim object asks the run about it if another claim needs to know (TenantLedger).
+ */
 export interface FreshClaim {
   /** Give it back: the run refused the call (or asked a person first). */
   release: () => Promise<void>;
-  /** Confirm it: the run admitted the call. */
-  confirm: () => Promise<void>;
 }
 
 /** A call's hold on its tenant-wide target: refused, or held until the run decides. */
@@ -64,9 +65,6 @@ async function claimTarget(env: Env, claim: TargetClaim): Promise<TargetHold> {
   const fresh: FreshClaim = {
     release: async function releaseClaim() {
       await tenant.release(claim);
-    },
-    confirm: async function confirmClaim() {
-      await tenant.confirm(claim);
     },
   };
   return { refusal: null, fresh };

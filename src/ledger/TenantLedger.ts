@@ -6,7 +6,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import { sha256HexSync } from "../core/audit-chain.ts";
-import { refuse } from "../core/reasons.ts";
 import {
   type ApprovalIndexEntry,
   indexedApprovals,
@@ -18,6 +17,13 @@ import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
 import { migrate } from "./migrations.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
+import {
+  decideClaim,
+  type LapsedClaim,
+  lapsedClaims,
+  releaseClaim,
+  settleClaim,
+} from "./target-claims.ts";
 import { TENANT_MIGRATIONS } from "./tenant-migrations.ts";
 
 /**
@@ -47,7 +53,7 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * claim is one `transactionSync` check-and-insert, and no object is shared by all of the
  * tenant's targets: a tenant's capped mutations spread over CLAIM_SHARDS objects per tool
  * (docs/scaling.md). Objects named before (by tenant alone, then one per target) keep the
- * claims they hold and their alarms; a new claim is checked in its shard. The object named by
+ * claims they hold; a new claim is checked in its shard. The object named by
  * tenant alone also keeps the tenant's approval index: written only when a call asks a
  * person, never on the path of a call that is admitted.
  *
@@ -55,12 +61,13 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * both let it: it releases the claim if the run refuses the call, and asks the run to take
  * back a call it admitted when the claim is refused (RunLedger.withdraw). Until a refused
  * call's claim is released, a second run's claim on the same target is refused even if the
- * first is released a moment later: the rule fails closed, never open. A fresh claim is
- * unconfirmed and has a lease; the call confirms it once its run admitted it (after the
- * answer). A worker that dies before either can neither release nor confirm it, so when the
- * lease runs out the alarm asks the run whether it admitted a call on the target, and
- * confirms the claim if it did or releases it if it did not. The alarm is off the call path;
- * until it rings, the claim errs on the side of fewer calls.
+ * first is released a moment later: the rule fails closed, never open. A claim is
+ * unconfirmed and has a lease: while it runs, the claim counts, whatever its run decides. Past
+ * it, a claim that stands in another claim's way is settled then, by asking its run whether it
+ * admitted a call on the target: confirmed if it did, dropped if not (a worker that died
+ * before releasing it). So an uncontended claim costs one step and no alarm, and a question
+ * is asked only of a claim that matters; until it is, the claim errs on the side of fewer
+ * calls. Objects whose alarm was set for claims before settle them when it rings.
  *
  * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
  * sessions signed out before they expired (`console-sessions.ts`).
@@ -76,112 +83,35 @@ export class TenantLedger extends DurableObject<Env> {
 
   /**
    * Claim the target for one intent of one run. The same intent claiming again (a retry
-   * with the same idempotency key) holds its claim and is not counted twice.
+   * with the same idempotency key) holds its claim and is not counted twice. A claim past its
+   * lease that stands in the way is first settled by asking its run (lapsed claims, below).
    */
   async claim(c: TargetClaim): Promise<ClaimAnswer> {
-    const answer = this.decideClaim(c);
-    if (answer.kind === "held" && answer.fresh) {
-      // The alarm must ring by the lease; the write is committed with the claim's own.
-      const at = Date.now() + c.leaseMs;
-      const current = await this.ctx.storage.getAlarm();
-      if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+    for (;;) {
+      const step = this.ctx.storage.transactionSync(() => decideClaim(this.sql, c, Date.now()));
+      if (step.kind !== "ask") return step;
+      // Other claims may land while the runs answer; the claim is decided again after.
+      for (const lapsed of step.lapsed) await this.askRun(lapsed);
     }
-    return answer;
   }
 
-  private decideClaim(c: TargetClaim): ClaimAnswer {
-    return this.ctx.storage.transactionSync((): ClaimAnswer => {
-      // Every claim on the target, oldest first, each marked if it is this intent's own.
-      const claims = this.sql
-        .exec<{ run_id: string; own: number }>(
-          `SELECT run_id, run_id = ? AND intent = ? AS own FROM target_claim
-           WHERE tool = ? AND target = ? ORDER BY claimed_at`,
-          c.runId,
-          c.intent,
-          c.tool,
-          c.target,
-        )
-        .toArray();
-      if (claims.some((o) => o.own === 1)) return { kind: "held", fresh: false };
-      if (claims.length >= c.max) {
-        const first = claims[0]?.run_id ?? "";
-        const detail = `${c.tool} may run at most ${c.max} time(s) per ${c.arg} across this tenant's runs; ${c.arg} ${JSON.stringify(c.target)} was claimed by run ${first}.`;
-        return { kind: "refuse", refusal: refuse("target_cap_exhausted", detail) };
-      }
-      const now = Date.now();
-      this.sql.exec(
-        `INSERT INTO target_claim (tool, target, run_id, intent, call_id, claimed_at, tenant,
-           lease_expires_at, confirmed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`,
-        c.tool,
-        c.target,
-        c.runId,
-        c.intent,
-        c.callId,
-        now,
-        c.tenant,
-        now + c.leaseMs,
-      );
-      return { kind: "held", fresh: true };
-    });
-  }
-
-  /** Settle unconfirmed claims past their lease by asking their runs; then wake for the next. */
+  /** Settle claims past their lease that an alarm set before was left to settle. */
   override async alarm(): Promise<void> {
-    const now = Date.now();
-    const due = this.sql
-      .exec<{ tool: string; target: string; run_id: string; intent: string; tenant: string }>(
-        "SELECT tool, target, run_id, intent, tenant FROM target_claim WHERE confirmed = 0 AND lease_expires_at <= ?",
-        now,
-      )
-      .toArray();
-    for (const claim of due) {
-      const run = this.env.RUN_LEDGER.getByName(`${claim.tenant}/${claim.run_id}`);
-      const admitted = await run.usedTarget(claim.tool, claim.target);
-      this.sql.exec(
-        admitted
-          ? "UPDATE target_claim SET confirmed = 1 WHERE tool = ? AND target = ? AND run_id = ? AND intent = ?"
-          : "DELETE FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ?",
-        claim.tool,
-        claim.target,
-        claim.run_id,
-        claim.intent,
-      );
-    }
-    const next = this.sql
-      .exec<{ at: number | null }>(
-        "SELECT MIN(lease_expires_at) AS at FROM target_claim WHERE confirmed = 0",
-      )
-      .one().at;
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    for (const lapsed of lapsedClaims(this.sql, Date.now())) await this.askRun(lapsed);
   }
 
   /**
-   * Confirm a fresh claim whose call the run admitted, so its lease needs no question to the
-   * run; only the claiming call may confirm it. A claim never confirmed (its worker died) is
-   * settled by the alarm, which is left as it is: it rings once a lease for the whole shard.
+   * Ask the run of an unconfirmed claim past its lease whether it admitted a call on the
+   * target: confirm the claim if it did, drop it if not. A claim settled meanwhile is left.
    */
-  confirm(c: TargetClaim): void {
-    this.sql.exec(
-      `UPDATE target_claim SET confirmed = 1
-       WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND call_id = ?`,
-      c.tool,
-      c.target,
-      c.runId,
-      c.intent,
-      c.callId,
-    );
+  private async askRun(claim: LapsedClaim): Promise<void> {
+    const run = this.env.RUN_LEDGER.getByName(`${claim.tenant}/${claim.run_id}`);
+    settleClaim(this.sql, claim, await run.usedTarget(claim.tool, claim.target));
   }
 
   /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */
   release(c: TargetClaim): void {
-    this.sql.exec(
-      "DELETE FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND call_id = ?",
-      c.tool,
-      c.target,
-      c.runId,
-      c.intent,
-      c.callId,
-    );
+    releaseClaim(this.sql, c);
   }
 
   /** Add a run to the tenant's index; called once, when the run's ledger row is created. */

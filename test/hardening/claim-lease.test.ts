@@ -30,40 +30,55 @@ function claimsOn(tenant: string, target: string) {
   return env.TENANT_LEDGER.getByName(claimObjectName({ tenant, tool: "create_ticket", target }));
 }
 
-/** Let every unconfirmed claim's lease run out on `target`, then ring its object's alarm. */
+/** Let every unconfirmed claim's lease run out on `target`. */
 async function claimLeasesRunOut(tenant: string, target: string) {
   const stub = claimsOn(tenant, target);
   await runInDurableObject(stub, (_i, state) => {
     state.storage.sql.exec("UPDATE target_claim SET lease_expires_at = 1 WHERE confirmed = 0");
   });
-  expect(await runDurableObjectAlarm(stub)).toBe(true);
   return stub;
 }
 
+/** The claims on `target` in its object: their run, and whether each is confirmed. */
+async function claimRows(tenant: string, target: string) {
+  return runInDurableObject(claimsOn(tenant, target), (_i, state) =>
+    state.storage.sql
+      .exec(
+        "SELECT run_id, confirmed FROM target_claim WHERE target = ? ORDER BY claimed_at",
+        target,
+      )
+      .toArray(),
+  );
+}
+
 describe("tenant-wide target claims", () => {
-  it("releases a claim whose worker died before its run decided", async () => {
+  it("drops a claim past its lease whose run never admitted the call, when another run claims", async () => {
     const agent = await callerWith();
     const target = `T-${crypto.randomUUID()}`;
     const stub = claimsOn(agent.tenant, target);
     // A worker claims the target and dies before its run ever sees the call.
-    expect(await stub.claim(claimOf(agent.tenant, newRun(), target))).toEqual({
+    const dead = newRun();
+    expect(await stub.claim(claimOf(agent.tenant, dead, target))).toEqual({
       kind: "held",
       fresh: true,
     });
+    // While its lease runs, the claim counts: the rule fails closed.
     const blocked = await agent.propose(
       newRun(),
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-blocked"),
     );
     expect(await json(blocked)).toMatchObject({ reason: "target_cap_exhausted" });
     await claimLeasesRunOut(agent.tenant, target);
+    const next = newRun();
     const freed = await agent.propose(
-      newRun(),
+      next,
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-freed1"),
     );
     expect(await json(freed)).toMatchObject({ decision: "applied" });
+    expect(await claimRows(agent.tenant, target)).toEqual([{ run_id: next, confirmed: 0 }]);
   });
 
-  it("confirms, never releases, a claim whose run admitted the call", async () => {
+  it("confirms, never drops, a claim past its lease whose run admitted the call", async () => {
     const agent = await callerWith();
     const target = `T-${crypto.randomUUID()}`;
     const run = newRun();
@@ -72,39 +87,61 @@ describe("tenant-wide target claims", () => {
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-first1"),
     );
     expect(await json(first)).toMatchObject({ decision: "applied" });
-    const stub = await claimLeasesRunOut(agent.tenant, target);
-    const rows = await runInDurableObject(stub, (_i, state) =>
-      state.storage.sql
-        .exec("SELECT confirmed FROM target_claim WHERE target = ?", target)
-        .toArray(),
-    );
-    expect(rows).toEqual([{ confirmed: 1 }]);
+    await claimLeasesRunOut(agent.tenant, target);
     const again = await agent.propose(
       newRun(),
       ticketCall("create_ticket", { ticket_id: target }, "k-lease-again1"),
     );
     expect(await json(again)).toMatchObject({ reason: "target_cap_exhausted" });
+    expect(await claimRows(agent.tenant, target)).toEqual([{ run_id: run, confirmed: 1 }]);
   });
 
-  it("confirms the claim of an admitted call after the answer, before any lease runs out", async () => {
+  it("asks nothing and sets no alarm for an admitted call's claim nobody contends", async () => {
     const target = `T-${crypto.randomUUID()}`;
+    const run = newRun();
     const ctx = createExecutionContext();
-    const request = devRequest(`/v1/runs/${newRun()}/calls`, {
+    const request = devRequest(`/v1/runs/${run}/calls`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(ticketCall("create_ticket", { ticket_id: target }, "k-eager-confirm")),
+      body: JSON.stringify(ticketCall("create_ticket", { ticket_id: target }, "k-quiet-claim")),
     });
     const res = await worker.fetch(request, env, ctx);
     expect(await json(res)).toMatchObject({ decision: "applied" });
     await waitOnExecutionContext(ctx);
     // The development key acts for the tenant `default`.
-    const rows = await runInDurableObject(claimsOn("default", target), (_i, state) =>
-      state.storage.sql
-        .exec("SELECT confirmed, lease_expires_at > ? AS leased FROM target_claim", Date.now())
-        .toArray(),
+    expect(await claimRows("default", target)).toEqual([{ run_id: run, confirmed: 0 }]);
+    const alarm = await runInDurableObject(claimsOn("default", target), (_i, state) =>
+      state.storage.getAlarm(),
     );
-    // Confirmed while its lease still runs: no alarm had to ask the run.
-    expect(rows).toEqual([{ confirmed: 1, leased: 1 }]);
+    expect(alarm).toBeNull();
+  });
+
+  it("gives one of two runs contending for a lapsed claim the target, and refuses the other", async () => {
+    const tenant = `t-${crypto.randomUUID()}`;
+    const target = `T-${crypto.randomUUID()}`;
+    const stub = claimsOn(tenant, target);
+    expect(await stub.claim(claimOf(tenant, newRun(), target))).toMatchObject({ kind: "held" });
+    await claimLeasesRunOut(tenant, target);
+    // Both find the lapsed claim and ask its run; whichever claims first after holds it.
+    const answers = await Promise.all([
+      stub.claim(claimOf(tenant, newRun(), target)),
+      stub.claim(claimOf(tenant, newRun(), target)),
+    ]);
+    expect(answers.map((a) => a.kind).toSorted()).toEqual(["held", "refuse"]);
+    expect(await claimRows(tenant, target)).toHaveLength(1);
+  });
+
+  it("settles lapsed claims when an alarm set for them before rings, and sets none again", async () => {
+    const tenant = `t-${crypto.randomUUID()}`;
+    const target = `T-${crypto.randomUUID()}`;
+    const stub = claimsOn(tenant, target);
+    await stub.claim(claimOf(tenant, newRun(), target));
+    await claimLeasesRunOut(tenant, target);
+    await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now() + 60_000));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await claimRows(tenant, target)).toEqual([]);
+    const alarm = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(alarm).toBeNull();
   });
 
   it("gives the claim back, never confirms it, when its run refused the call", async () => {
@@ -116,9 +153,6 @@ describe("tenant-wide target claims", () => {
       ticketCall("create_ticket", { ticket_id: target }, "k-halted-claim"),
     );
     expect(await json(res)).toMatchObject({ reason: "run_halted" });
-    const rows = await runInDurableObject(claimsOn("default", target), (_i, state) =>
-      state.storage.sql.exec("SELECT confirmed FROM target_claim").toArray(),
-    );
-    expect(rows).toEqual([]);
+    expect(await claimRows("default", target)).toEqual([]);
   });
 });

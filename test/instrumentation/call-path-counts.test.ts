@@ -148,22 +148,24 @@ describe("what each path waits on before its answer", () => {
     const call = ticketCall("create_ticket", { ticket_id: target }, "k-count-create");
     const m = await measure(count, run, call);
     expect(m.status).toBe(200);
-    // The claim is confirmed once the run has admitted the call, deferred (waitUntil): the
-    // answer waits on the claim and the two ledger steps only.
+    // The claim is the claim object's one step: nothing is sent to it after the answer.
     expect(m.before).toMatchObject({
-      claim: ["claim", "confirm"],
+      claim: ["claim"],
       run: ["propose", "settle"],
       cache: [],
     });
+    expect(m.after.claim).toEqual(["claim"]);
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
     // In the run, add_comment's eleven with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
-    // read and this one inserted, then its confirmation, sent unawaited as the upstream runs.
-    expect(m.after.statements).toBe(15);
+    // read and this one inserted.
+    expect(m.after.statements).toBe(14);
     expect(m.before.upstream).toBe(1);
+    // The one alarm write is the new run's end: the claim sets none.
+    expect(m.after.alarms).toEqual(["setAlarm"]);
     // The claim and the run's decision are asked together: the call waits for two object
-    // steps, not three. The claim is confirmed as the tool runs.
+    // steps, not three.
     expect(m.before.timeline.slice(0, 4).toSorted()).toEqual([
       "end claim.claim",
       "end run.propose",
@@ -175,7 +177,6 @@ describe("what each path waits on before its answer", () => {
       "start run.propose",
     ]);
     const settle = m.before.timeline.indexOf("start run.settle");
-    expect(m.before.timeline.indexOf("start claim.confirm")).toBeLessThan(settle);
     expect(m.before.timeline.slice(settle)).toContain("end run.settle");
   });
 });
