@@ -15,6 +15,9 @@ export type LapsedClaim = {
   tenant: string;
 };
 
+/** An unconfirmed claim past its lease at the time bound to `?`. */
+const LAPSED = "confirmed = 0 AND lease_expires_at <= ?";
+
 /** A claim's decision, or the lapsed claims to settle before it can be made. */
 export type ClaimStep = ClaimAnswer | { kind: "ask"; lapsed: LapsedClaim[] };
 
@@ -27,7 +30,7 @@ export function decideClaim(sql: SqlStorage, c: TargetClaim, now: number): Claim
   const claims = sql
     .exec<LapsedClaim & { own: number; lapsed: number }>(
       `SELECT tool, target, run_id, intent, tenant, run_id = ? AND intent = ? AS own,
-         confirmed = 0 AND lease_expires_at <= ? AS lapsed
+         ${LAPSED} AS lapsed
        FROM target_claim WHERE tool = ? AND target = ? ORDER BY claimed_at`,
       c.runId,
       c.intent,
@@ -39,7 +42,7 @@ export function decideClaim(sql: SqlStorage, c: TargetClaim, now: number): Claim
   if (claims.some((o) => o.own === 1)) return { kind: "held", fresh: false };
   if (claims.length >= c.max) {
     const lapsed = claims.filter((o) => o.lapsed === 1);
-    if (lapsed.length > 0) return { kind: "ask", lapsed: lapsed.map(lapsedOf) };
+    if (lapsed.length > 0) return { kind: "ask", lapsed };
     const first = claims[0]?.run_id ?? "";
     const detail = `${c.tool} may run at most ${c.max} time(s) per ${c.arg} across this tenant's runs; ${c.arg} ${JSON.stringify(c.target)} was claimed by run ${first}.`;
     return { kind: "refuse", refusal: refuse("target_cap_exhausted", detail) };
@@ -59,15 +62,11 @@ export function decideClaim(sql: SqlStorage, c: TargetClaim, now: number): Claim
   return { kind: "held", fresh: true };
 }
 
-function lapsedOf(o: LapsedClaim): LapsedClaim {
-  return { tool: o.tool, target: o.target, run_id: o.run_id, intent: o.intent, tenant: o.tenant };
-}
-
 /** Every unconfirmed claim of the object past its lease at `now`. */
 export function lapsedClaims(sql: SqlStorage, now: number): LapsedClaim[] {
   return sql
     .exec<LapsedClaim>(
-      "SELECT tool, target, run_id, intent, tenant FROM target_claim WHERE confirmed = 0 AND lease_expires_at <= ?",
+      `SELECT tool, target, run_id, intent, tenant FROM target_claim WHERE ${LAPSED}`,
       now,
     )
     .toArray();

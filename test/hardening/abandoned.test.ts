@@ -32,15 +32,28 @@ async function admitAndDie(run: string, p: Partial<LedgerProposal> & { tool: str
   return stub;
 }
 
-/** Let every lease of the run run out, then ring its alarm as the runtime would. */
-async function leasesRunOut(
-  stub: DurableObjectStub<import("../../src/ledger/RunLedger.ts").RunLedger>,
-) {
+type Ledger = DurableObjectStub<import("../../src/ledger/RunLedger.ts").RunLedger>;
+
+/** Let every lease of the run run out, ringing no alarm. */
+async function leasesLapse(stub: Ledger) {
   await runInDurableObject(stub, (_i, state) => {
     state.storage.sql.exec("UPDATE open_call SET lease_expires_at = 1");
     state.storage.sql.exec("UPDATE idempotency_key SET lease_expires_at = ?", 1);
   });
+}
+
+/** Let every lease of the run run out, then ring its alarm as the runtime would. */
+async function leasesRunOut(stub: Ledger) {
+  await leasesLapse(stub);
   expect(await runDurableObjectAlarm(stub)).toBe(true);
+}
+
+/** The run's alarm and its end (deadline). */
+async function alarmAndEnd(stub: Ledger) {
+  return runInDurableObject(stub, async (_i, state) => ({
+    alarm: await state.storage.getAlarm(),
+    end: state.storage.sql.exec<{ end: number }>("SELECT deadline_at AS end FROM run").one().end,
+  }));
 }
 
 describe("calls whose worker died", () => {
@@ -101,10 +114,7 @@ describe("calls whose worker died", () => {
 
   it("settles a lapsed entry before a read shows it, with no alarm rung", async () => {
     const run = newRun("abandon");
-    const stub = await admitAndDie(run, { tool: "fetch_service_logs" });
-    await runInDurableObject(stub, (_i, state) => {
-      state.storage.sql.exec("UPDATE open_call SET lease_expires_at = 1");
-    });
+    await leasesLapse(await admitAndDie(run, { tool: "fetch_service_logs" }));
     const audit = await json<{ entries: { decision: string; of: number | null }[] }>(
       await dev.get(`/v1/runs/${run}/audit`),
     );
@@ -119,10 +129,7 @@ describe("calls whose worker died", () => {
   it("moves no alarm forward for a lease: the run's alarm stays at the run's end", async () => {
     const run = newRun("abandon");
     const stub = await admitAndDie(run, { tool: "fetch_service_logs", leaseMs: 60_000 });
-    const { alarm, end } = await runInDurableObject(stub, async (_i, state) => ({
-      alarm: await state.storage.getAlarm(),
-      end: state.storage.sql.exec<{ end: number }>("SELECT deadline_at AS end FROM run").one().end,
-    }));
+    const { alarm, end } = await alarmAndEnd(stub);
     expect(alarm).toBe(end);
   });
 
@@ -131,10 +138,7 @@ describe("calls whose worker died", () => {
     const stub = await admitAndDie(run, { tool: "fetch_service_logs", callId: "first" });
     await runInDurableObject(stub, (_i, state) => state.storage.deleteAlarm());
     await admitAndDie(run, { tool: "fetch_service_logs", callId: "second", leaseMs: 60_000 });
-    const { alarm, end } = await runInDurableObject(stub, async (_i, state) => ({
-      alarm: await state.storage.getAlarm(),
-      end: state.storage.sql.exec<{ end: number }>("SELECT deadline_at AS end FROM run").one().end,
-    }));
+    const { alarm, end } = await alarmAndEnd(stub);
     expect(alarm).toBe(end);
     // Ringing early, the alarm settles nothing still leased and is set again by the leases.
     await runDurableObjectAlarm(stub);
