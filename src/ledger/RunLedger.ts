@@ -25,9 +25,7 @@ import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
-import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import { type Kept, within } from "./kept.ts";
-import { MIGRATIONS, migrate } from "./migrations.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import { decideProposal, rejectionDraft } from "./propose.ts";
@@ -43,7 +41,7 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
-import { rareTablesKept, withoutRareTables } from "./rare-tables.ts";
+import { buildRunStorage, rareTablesKept } from "./rare-tables.ts";
 import { RunIndexing } from "./run-registration.ts";
 import { haltRun, KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
@@ -83,9 +81,11 @@ export class RunLedger extends DurableObject<Env> {
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
-    if (migrate(this.sql, MIGRATIONS, FRESH_RUN_SCHEMA)) withoutRareTables(this.sql);
-    // Synchronous, in the constructor: no request reaches the object before it is done.
-    const run = this.known.holds(readRun(this.sql));
+    // Synchronous, in the constructor: no request reaches the object before it is done. A
+    // storage built just now holds no run and no entry, so neither is read.
+    const fresh = buildRunStorage(this.sql);
+    if (fresh) this.tip.startsEmpty();
+    const run = this.known.holds(fresh ? null : readRun(this.sql));
     chainOldEntries(this.sql, run);
     this.alarms.start(run);
   }

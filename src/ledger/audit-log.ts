@@ -22,18 +22,28 @@ function lastLink(sql: SqlStorage, run: RunRow): Link {
 }
 
 /**
- * The chain's last link as the run's object last wrote it, read from storage once, so an
- * append does not read it back. It holds only while every append of the run goes through it
+ * The chain's last link as the run's object last wrote it, read from storage once (not at
+ * all by the object that built the storage: the run's genesis), so an append does not read it
+ * back. It holds only while every append of the run goes through it
  * and every transaction that appends runs in `within` (kept.ts), which forgets it when the
  * transaction fails (its appends were rolled back).
  */
 export class ChainTip implements Kept {
   private last: Link | null = null;
+  /** Whether the log is known to be empty: the object has just built its storage. */
+  private empty = false;
 
-  /** The last link: kept, or read from the log. */
+  /** The last link: kept, the genesis of a log known empty, or read from the log. */
   of(sql: SqlStorage, run: RunRow): Link {
-    this.last ??= lastLink(sql, run);
+    this.last ??= this.empty
+      ? { seq: 0, hash: genesis(run.tenant, run.run_id) }
+      : lastLink(sql, run);
     return this.last;
+  }
+
+  /** The object built its storage just now: the log has no entry to read. */
+  startsEmpty(): void {
+    this.empty = true;
   }
 
   /** An append wrote `link`. */
@@ -44,6 +54,7 @@ export class ChainTip implements Kept {
   /** Read it from the log again at the next append. */
   forget(): void {
     this.last = null;
+    this.empty = false;
   }
 }
 

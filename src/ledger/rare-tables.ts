@@ -8,7 +8,7 @@
  */
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import type { Kept } from "./kept.ts";
-import { RARE_RUN_TABLES } from "./migrations.ts";
+import { MIGRATIONS, migrate, RARE_RUN_TABLES } from "./migrations.ts";
 
 /** Per object's storage: whether its rare tables exist, once known. */
 const built = new WeakMap<SqlStorage, boolean>();
@@ -33,9 +33,14 @@ export function ensureRareTables(sql: SqlStorage): void {
   built.set(sql, true);
 }
 
-/** A new object's storage, which migrate() built without its rare tables. */
-export function withoutRareTables(sql: SqlStorage): void {
-  built.set(sql, false);
+/**
+ * Bring the run's storage to the current schema; answers whether it was built just now (then
+ * without its rare tables, and holding nothing).
+ */
+export function buildRunStorage(sql: SqlStorage): boolean {
+  const fresh = migrate(sql, MIGRATIONS, FRESH_RUN_SCHEMA);
+  if (fresh) built.set(sql, false);
+  return fresh;
 }
 
 /** What is kept of `sql`'s rare tables, forgotten when a transaction fails. */

@@ -58,6 +58,22 @@ describe("the chain's tip kept between appends", () => {
     expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
   });
 
+  it("told the log is empty, still reads the log once a transaction fails", async () => {
+    const { run, seen } = await withRun(({ storage, tip, add }) => {
+      // What the object that built the storage is told; this log holds the noop's entry, so
+      // a tip that kept believing it would link the next entry to the genesis as seq 1.
+      tip.startsEmpty();
+      const failing = () =>
+        within(storage, () => {
+          throw new Error("before the append");
+        }, [tip]);
+      expect(failing).toThrow("before the append");
+      return within(storage, () => add("after", "applied"), [tip]);
+    });
+    expect(seen).toBe(2);
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
+  });
+
   it("carries the counts and open calls with each insert: pending, then its outcome", async () => {
     const { seen } = await withRun(({ storage, sql, tip, add }) => {
       const counts = () =>

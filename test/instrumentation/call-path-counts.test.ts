@@ -62,9 +62,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(422);
     expect(m.before).toMatchObject({ run: ["record"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The run's row (created: this is its first call, and the new instance found none when it
-    // started), the chain's last link (read once by a new instance), the entry.
-    expect(m.before.statements).toBe(3);
+    // The run's row (created: this is its first call, and the new instance built its storage
+    // just now, so it reads neither the row nor the chain's last link) and the entry.
+    expect(m.before.statements).toBe(2);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -74,8 +74,8 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The refused call's three, and the tool's use count.
-    expect(m.before.statements).toBe(4);
+    // The refused call's two, and the tool's use count.
+    expect(m.before.statements).toBe(3);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -111,9 +111,8 @@ describe("what each path waits on before its answer", () => {
     });
     expect(m.before.transactions).toBe(2);
     // Propose: the run's row (created, charged), the tool's use (read against its cap,
-    // counted), the chain's last link, the pending entry. Settle: the open entry and the
-    // outcome's entry.
-    expect(m.before.statements).toBe(8);
+    // counted), the pending entry. Settle: the open entry and the outcome's entry.
+    expect(m.before.statements).toBe(7);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -125,9 +124,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's eight, and the idempotency key: looked up and stored at propose,
+    // The read miss's seven, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
-    expect(m.before.statements).toBe(11);
+    expect(m.before.statements).toBe(10);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
     // does its settle.
@@ -157,10 +156,10 @@ describe("what each path waits on before its answer", () => {
     expect(m.after.claim).toEqual(["claim"]);
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's eleven with the target's use count (read against its cap,
+    // In the run, add_comment's ten with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted.
-    expect(m.after.statements).toBe(14);
+    expect(m.after.statements).toBe(13);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
     expect(m.after.alarms).toEqual(["setAlarm"]);
