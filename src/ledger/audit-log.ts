@@ -16,17 +16,17 @@ export type { EntryDraft };
 /** A link of the chain: an entry's seq and hash (seq 0: the run's genesis). */
 type Link = { seq: number; hash: string };
 
-/** The log's last link, or the run's genesis for an empty log. */
-function lastLink(sql: SqlStorage, run: RunRow): Link {
-  return head(sql) ?? { seq: 0, hash: genesis(run.tenant, run.run_id) };
+/** The link an empty log starts from: the run's genesis. */
+function genesisLink(run: RunRow): Link {
+  return { seq: 0, hash: genesis(run.tenant, run.run_id) };
 }
 
 /**
- * The chain's last link as the run's object last wrote it, read from storage once (not at
- * all by the object that built the storage: the run's genesis), so an append does not read it
- * back. It holds only while every append of the run goes through it
- * and every transaction that appends runs in `within` (kept.ts), which forgets it when the
- * transaction fails (its appends were rolled back).
+ * The chain's last link as the run's object last wrote it, read from storage once (not at all
+ * by the object that built the storage: the run's genesis), so an append does not read it
+ * back. It holds only while every append of the run goes through it and every transaction
+ * that appends runs in `within` (kept.ts), which forgets it when the transaction fails (its
+ * appends were rolled back).
  */
 export class ChainTip implements Kept {
   private last: Link | null = null;
@@ -35,9 +35,7 @@ export class ChainTip implements Kept {
 
   /** The last link: kept, the genesis of a log known empty, or read from the log. */
   of(sql: SqlStorage, run: RunRow): Link {
-    this.last ??= this.empty
-      ? { seq: 0, hash: genesis(run.tenant, run.run_id) }
-      : lastLink(sql, run);
+    this.last ??= (this.empty ? null : head(sql)) ?? genesisLink(run);
     return this.last;
   }
 

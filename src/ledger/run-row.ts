@@ -84,9 +84,9 @@ export function readRun(sql: SqlStorage): RunRow | null {
 
 /**
  * The run's row as the object's own writes left it, so a call does not read it back: read at
- * most once (known absent when the object built its storage or found none), then each write that changes it says
- * what it left. Kept as kept.ts says: a failed transaction forgets it, and so must an edit of
- * the row made outside the object's methods.
+ * most once (known absent when the object built its storage or found none), then each write
+ * that changes it says what it left. Kept as kept.ts says: a failed transaction forgets it,
+ * and so must an edit of the row made outside the object's methods.
  */
 export class KnownRun implements Kept {
   /** undefined: not known; null: storage holds no row. */
