@@ -103,9 +103,10 @@ export class RunLedger extends DurableObject<Env> {
       const charged = (row: RunRow) => this.known.holds(row);
       return decideProposal({ ledger, abandon, charged }, p, version);
     });
-    // By a new key's expiry, and the run's end for an open call (abandon.ts).
-    await wakeBy(this.ctx.storage, answer.kind === "admit" ? admittedWake(p, run, now) : null);
+    // A new run's alarm first, so the call's own bound (a new key's expiry, the run's end for
+    // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.
     await this.afterWrite(run, now);
+    await wakeBy(this.ctx.storage, answer.kind === "admit" ? admittedWake(p, run, now) : null);
     return answer;
   }
 

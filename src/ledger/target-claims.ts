@@ -18,6 +18,9 @@ export type LapsedClaim = {
 /** An unconfirmed claim past its lease at the time bound to `?`. */
 const LAPSED = "confirmed = 0 AND lease_expires_at <= ?";
 
+/** One intent's claim on a target: tool, target, run and intent bound in that order. */
+const CLAIM_OF = "tool = ? AND target = ? AND run_id = ? AND intent = ?";
+
 /** A claim's decision, or the lapsed claims to settle before it can be made. */
 export type ClaimStep = ClaimAnswer | { kind: "ask"; lapsed: LapsedClaim[] };
 
@@ -76,8 +79,8 @@ export function lapsedClaims(sql: SqlStorage, now: number): LapsedClaim[] {
 export function settleClaim(sql: SqlStorage, claim: LapsedClaim, admitted: boolean): void {
   sql.exec(
     admitted
-      ? "UPDATE target_claim SET confirmed = 1 WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND confirmed = 0"
-      : "DELETE FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND confirmed = 0",
+      ? `UPDATE target_claim SET confirmed = 1 WHERE ${CLAIM_OF} AND confirmed = 0`
+      : `DELETE FROM target_claim WHERE ${CLAIM_OF} AND confirmed = 0`,
     claim.tool,
     claim.target,
     claim.run_id,
@@ -88,7 +91,7 @@ export function settleClaim(sql: SqlStorage, claim: LapsedClaim, admitted: boole
 /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */
 export function releaseClaim(sql: SqlStorage, c: TargetClaim): void {
   sql.exec(
-    "DELETE FROM target_claim WHERE tool = ? AND target = ? AND run_id = ? AND intent = ? AND call_id = ?",
+    `DELETE FROM target_claim WHERE ${CLAIM_OF} AND call_id = ?`,
     c.tool,
     c.target,
     c.runId,

@@ -7,8 +7,7 @@ import { vi } from "vitest";
  * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
  * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions,
  * alarm writes and SQL statements by spying on the objects' own `transactionSync`,
- * `setAlarm`/`deleteAlarm` and `sql.exec`. Nothing
- * in the code under test knows.
+ * `setAlarm`/`deleteAlarm` and `sql.exec`. Nothing in the code under test knows.
  */
 export interface Counts {
   /** RPCs to a RunLedger, by method. */
