@@ -18,7 +18,7 @@ interface ProfileNode {
 }
 
 /** A V8 CPU profile: the call tree, and which node ran at each sample, µs apart. */
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -115,8 +115,14 @@ async function profileLoad(
 const IDLE = "(idle)";
 const OVERHEAD = new Set(["(program)", "(garbage collector)"]);
 
-/** Sampled µs per function ("name file:line"), by the function that was running. */
-function selfTimes(profile: CpuProfile): Map<string, number> {
+/** A function's samples: how many, and the µs they carry between them. */
+interface Sampled {
+  us: number;
+  samples: number;
+}
+
+/** Sampled time per function ("name file:line"), by the function that was running. */
+export function selfTimes(profile: CpuProfile): Map<string, Sampled> {
   const label = new Map(
     profile.nodes.map((n) => {
       const { functionName, url, lineNumber } = n.callFrame;
@@ -129,10 +135,13 @@ function selfTimes(profile: CpuProfile): Map<string, number> {
       ];
     }),
   );
-  const out = new Map<string, number>();
+  const out = new Map<string, Sampled>();
   profile.samples.forEach((id, i) => {
     const name = label.get(id) ?? "(unknown)";
-    out.set(name, (out.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0));
+    const seen = out.get(name) ?? { us: 0, samples: 0 };
+    seen.us += profile.timeDeltas[i] ?? 0;
+    seen.samples += 1;
+    out.set(name, seen);
   });
   return out;
 }
@@ -143,29 +152,35 @@ interface Profiled {
   /** Busy ms per call in each round. */
   busy: number[];
   calls: number;
-  self: Map<string, number>;
+  self: Map<string, Sampled>;
 }
 
 /** The µs of the functions `keep` picks. */
-function sumUs(self: Map<string, number>, keep: (fn: string) => boolean): number {
+function sumUs(self: Map<string, Sampled>, keep: (fn: string) => boolean): number {
   let us = 0;
-  for (const [fn, t] of self) if (keep(fn)) us += t;
+  for (const [fn, t] of self) if (keep(fn)) us += t.us;
   return us;
 }
 
 const notIdle = (fn: string) => fn !== IDLE;
 
-function add(into: Map<string, number>, from: Map<string, number>): void {
-  for (const [fn, us] of from) into.set(fn, (into.get(fn) ?? 0) + us);
+function add(into: Map<string, Sampled>, from: Map<string, Sampled>): void {
+  for (const [fn, t] of from) {
+    const seen = into.get(fn) ?? { us: 0, samples: 0 };
+    into.set(fn, { us: seen.us + t.us, samples: seen.samples + t.samples });
+  }
 }
 
-/** The functions with the most self time per call, idle and V8's own work left out. */
-function topFunctions(p: Profiled, n: number): [string, number][] {
+/**
+ * The functions with the most self time per call, idle and V8's own work left out: their ms
+ * per call, and the µs an average sample of theirs carries.
+ */
+function topFunctions(p: Profiled, n: number): [string, number, number][] {
   return [...p.self]
     .filter(([fn]) => fn !== IDLE && !OVERHEAD.has(fn))
-    .sort((a, b) => b[1] - a[1])
+    .sort((a, b) => b[1].us - a[1].us)
     .slice(0, n)
-    .map(([fn, us]) => [fn, us / 1000 / p.calls]);
+    .map(([fn, t]) => [fn, t.us / 1000 / p.calls, t.us / t.samples]);
 }
 
 /** Rounds of profiles of the `noop` and the one-insert floor, alternated: two tables. */
@@ -205,6 +220,10 @@ export async function benchProfile(
     }
   }
   const floorBusy = median(profiled[0]?.busy ?? []);
+  const usPerSample = (p: Profiled, keep: (fn: string) => boolean) => {
+    const kept = [...p.self].filter(([fn]) => keep(fn)).map(([, t]) => t);
+    return kept.reduce((us, t) => us + t.us, 0) / kept.reduce((n, t) => n + t.samples, 0);
+  };
   const perCall = (p: Profiled, keep: (fn: string) => boolean) =>
     sumUs(p.self, keep) / 1000 / p.calls;
   const busy: Table = {
@@ -217,7 +236,15 @@ export async function benchProfile(
       "thread: the median round, each round's in brackets; V8's own and idle: over all rounds. A " +
       "sample's time is wall time, so time the host steals from the thread counts as busy: compare " +
       "rows of one run.",
-    head: ["row", "calls", "busy ms/call", "of which V8 ms/call", "idle ms/call", "busy vs floor"],
+    head: [
+      "row",
+      "calls",
+      "busy ms/call",
+      "of which V8 ms/call",
+      "idle ms/call",
+      "busy vs floor",
+      "busy µs/sample",
+    ],
     rows: profiled.map((p) => [
       p.name,
       String(p.calls),
@@ -225,6 +252,7 @@ export async function benchProfile(
       perCall(p, (fn) => OVERHEAD.has(fn)).toFixed(2),
       perCall(p, (fn) => fn === IDLE).toFixed(2),
       `${(median(p.busy) / floorBusy).toFixed(2)}x`,
+      usPerSample(p, notIdle).toFixed(0),
     ]),
   };
   const functions: Table = {
@@ -232,10 +260,19 @@ export async function benchProfile(
     note:
       "Self time over all rounds: the samples in which the function itself was running (a native call " +
       "it makes, such as an RPC, SQLite's exec or a body read, counts as its own frame or as its " +
-      "caller's). Files: the fence's bundle (index.js) or the floor's (worker.js), as wrangler builds them.",
-    head: ["row", "function", "ms/call"],
+      "caller's). Files: the fence's bundle (index.js) or the floor's (worker.js), as wrangler builds them. " +
+      `A sample carries the time since the one before it: ${SAMPLING_US} µs is asked for, but a ` +
+      "loaded host samples less often (the row's busy µs/sample, above). A function whose samples " +
+      "carry several times the row's was charged time the thread spent elsewhere (waiting for a core, " +
+      "or woken from idle), which is not its cost.",
+    head: ["row", "function", "ms/call", "µs/sample"],
     rows: profiled.flatMap((p) =>
-      topFunctions(p, 15).map(([fn, ms]) => [p.name, fn, ms.toFixed(3)]),
+      topFunctions(p, 15).map(([fn, ms, perSample]) => [
+        p.name,
+        fn,
+        ms.toFixed(3),
+        perSample.toFixed(0),
+      ]),
     ),
   };
   return [busy, functions];
