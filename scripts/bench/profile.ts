@@ -155,11 +155,15 @@ interface Profiled {
   self: Map<string, Sampled>;
 }
 
-/** The µs of the functions `keep` picks. */
-function sumUs(self: Map<string, Sampled>, keep: (fn: string) => boolean): number {
-  let us = 0;
-  for (const [fn, t] of self) if (keep(fn)) us += t.us;
-  return us;
+/** The samples of the functions `keep` picks, and their µs. */
+function total(self: Map<string, Sampled>, keep: (fn: string) => boolean): Sampled {
+  const sum = { us: 0, samples: 0 };
+  for (const [fn, t] of self) {
+    if (!keep(fn)) continue;
+    sum.us += t.us;
+    sum.samples += t.samples;
+  }
+  return sum;
 }
 
 const notIdle = (fn: string) => fn !== IDLE;
@@ -214,18 +218,18 @@ export async function benchProfile(
       process.stderr.write(`  profiling ${row.name}, round ${round + 1}…\n`);
       const { calls, profile } = await profileLoad(row.server, row.request, seconds);
       const self = selfTimes(profile);
-      into.busy.push(sumUs(self, notIdle) / 1000 / calls);
+      into.busy.push(total(self, notIdle).us / 1000 / calls);
       into.calls += calls;
       add(into.self, self);
     }
   }
   const floorBusy = median(profiled[0]?.busy ?? []);
-  const usPerSample = (p: Profiled, keep: (fn: string) => boolean) => {
-    const kept = [...p.self].filter(([fn]) => keep(fn)).map(([, t]) => t);
-    return kept.reduce((us, t) => us + t.us, 0) / kept.reduce((n, t) => n + t.samples, 0);
-  };
   const perCall = (p: Profiled, keep: (fn: string) => boolean) =>
-    sumUs(p.self, keep) / 1000 / p.calls;
+    total(p.self, keep).us / 1000 / p.calls;
+  const usPerSample = (p: Profiled) => {
+    const busy = total(p.self, notIdle);
+    return busy.us / busy.samples;
+  };
   const busy: Table = {
     title: "CPU profile of the workerd that runs the code: busy time per call",
     note:
@@ -252,7 +256,7 @@ export async function benchProfile(
       perCall(p, (fn) => OVERHEAD.has(fn)).toFixed(2),
       perCall(p, (fn) => fn === IDLE).toFixed(2),
       `${(median(p.busy) / floorBusy).toFixed(2)}x`,
-      usPerSample(p, notIdle).toFixed(0),
+      usPerSample(p).toFixed(0),
     ]),
   };
   const functions: Table = {
