@@ -87,7 +87,7 @@ export function renderFreshSchemas(
     " * each step in turn (but the run's rare tables: `rare`, built at their first write by",
     " * rare-tables.ts). test/repo/fresh-schema.test.ts fails while it is out of date.",
     " */",
-    'import type { FreshSchema } from "./migrations.ts";',
+    'import type { FreshSchema } from "./migrate.ts";',
     "",
     literal("FRESH_RUN_SCHEMA", "RunLedger", run, rare),
     "",

@@ -14,7 +14,7 @@ import {
 } from "./approval-index.ts";
 import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
-import { migrate } from "./migrations.ts";
+import { migrate } from "./migrate.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
 import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
 import {

@@ -4,11 +4,11 @@
  * each step in turn (but the run's rare tables: `rare`, built at their first write by
  * rare-tables.ts). test/repo/fresh-schema.test.ts fails while it is out of date.
  */
-import type { FreshSchema } from "./migrations.ts";
+import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 12 migration steps. */
+/** The RunLedger's schema after its 13 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 12,
+  steps: 13,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -22,8 +22,31 @@ export const FRESH_RUN_SCHEMA: FreshSchema = {
      max_mutations INTEGER NOT NULL,
      max_paid_calls INTEGER NOT NULL
    , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE open_call (
+     seq INTEGER PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL
+   );
+CREATE TABLE "tool_use" (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE "target_use" (
+     tool TEXT NOT NULL,
+     target TEXT NOT NULL,
+     used INTEGER NOT NULL,
+     PRIMARY KEY (tool, target)
+   ) WITHOUT ROWID;
+CREATE TABLE "decision_count" (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE "idempotency_key" (
+     key TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
+     call_id TEXT NOT NULL,
+     lease_expires_at INTEGER NOT NULL,
+     status INTEGER,
+     body TEXT,
+     expires_at INTEGER NOT NULL
+   ) WITHOUT ROWID;
 CREATE TABLE "audit" (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
      at INTEGER NOT NULL,
      tool TEXT,
@@ -49,19 +72,6 @@ CREATE TABLE "audit" (
      prev TEXT,
      hash TEXT
    );
-CREATE TABLE open_call (
-     seq INTEGER PRIMARY KEY,
-     call_id TEXT NOT NULL,
-     lease_expires_at INTEGER NOT NULL
-   );
-CREATE TABLE "tool_use" (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE "target_use" (
-     tool TEXT NOT NULL,
-     target TEXT NOT NULL,
-     used INTEGER NOT NULL,
-     PRIMARY KEY (tool, target)
-   ) WITHOUT ROWID;
-CREATE TABLE "decision_count" (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
      INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
        ON CONFLICT (decision) DO UPDATE SET n = n + 1;
@@ -71,18 +81,8 @@ CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
        WHERE NEW.decision = 'pending';
      DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
    END;
-CREATE TABLE "idempotency_key" (
-     key TEXT PRIMARY KEY,
-     fingerprint TEXT NOT NULL,
-     phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
-     call_id TEXT NOT NULL,
-     lease_expires_at INTEGER NOT NULL,
-     status INTEGER,
-     body TEXT,
-     expires_at INTEGER NOT NULL
-   ) WITHOUT ROWID;
-CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
-CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);`,
+CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
+CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';`,
   rare: `CREATE TABLE approval (
      id TEXT PRIMARY KEY,
      tool TEXT NOT NULL,

@@ -1,6 +1,6 @@
 /**
- * The RunLedger's migration steps, and how an object applies a ledger's steps (the
- * TenantLedger's are in tenant-migrations.ts).
+ * The RunLedger's migration steps (the TenantLedger's are in tenant-migrations.ts; an object
+ * applies either with migrate.ts).
  */
 
 /**
@@ -249,6 +249,41 @@ export const MIGRATIONS: readonly string[] = [
    DROP TABLE idempotency_key;
    ALTER TABLE idempotency_key_keyed RENAME TO idempotency_key;
    CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);`,
+  // An entry's seq is given, the chain's tip plus one (audit-log.ts), and the last entry is never
+  // trimmed, so none is used twice without AUTOINCREMENT, whose line in sqlite_sequence each
+  // append wrote too: a row and a page more. Dropping the table drops its index and trigger.
+  `CREATE TABLE audit_seq (
+     seq INTEGER PRIMARY KEY,
+     call_id TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     tool TEXT,
+     form TEXT,
+     decision TEXT NOT NULL,
+     reason TEXT,
+     status INTEGER,
+     idempotency_key TEXT,
+     fingerprint TEXT,
+     cache TEXT,
+     duration_ms INTEGER,
+     mutations_used INTEGER NOT NULL,
+     paid_used INTEGER NOT NULL,
+     content_type TEXT,
+     payload TEXT NOT NULL,
+     payload_truncated INTEGER NOT NULL,
+     lease_expires_at INTEGER,
+     approval_id TEXT,
+     actor TEXT,
+     note TEXT,
+     resolves INTEGER,
+     of INTEGER,
+     prev TEXT,
+     hash TEXT
+   );
+   INSERT INTO audit_seq SELECT * FROM audit;
+   DROP TABLE audit;
+   ALTER TABLE audit_seq RENAME TO audit;
+   CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
+   ${AUDIT_APPENDED}`,
 ];
 
 /**
@@ -263,35 +298,3 @@ export const RARE_RUN_TABLES: readonly string[] = [
   "escalation_resolution",
   "audit_segment",
 ];
-
-/** What a set of steps leaves, as one script (written by `npm run schema`: fresh-schema.ts). */
-export interface FreshSchema {
-  /** How many steps it stands for. */
-  steps: number;
-  /** The CREATE statements a new object runs. */
-  sql: string;
-  /** The CREATE statements of the tables built at their first write (RARE_RUN_TABLES). */
-  rare: string;
-}
-
-/**
- * Apply every step not yet applied; the step count is kept in its own table. A new database
- * is built from `fresh` in one script when it stands for exactly these steps: the schema the
- * steps leave but its rare tables (a test builds both and compares). Answers whether it was.
- */
-export function migrate(sql: SqlStorage, steps: readonly string[], fresh: FreshSchema): boolean {
-  sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-  const row = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0];
-  if (row === undefined && fresh.steps === steps.length) {
-    sql.exec(fresh.sql);
-    sql.exec("INSERT INTO schema_version (version) VALUES (?)", steps.length);
-    return true;
-  }
-  const applied = row?.version ?? 0;
-  if (row === undefined) sql.exec("INSERT INTO schema_version (version) VALUES (0)");
-  steps.slice(applied).forEach((step, i) => {
-    sql.exec(step);
-    sql.exec("UPDATE schema_version SET version = ?", applied + i + 1);
-  });
-  return false;
-}

@@ -8,7 +8,8 @@
  */
 import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
 import type { Kept } from "./kept.ts";
-import { MIGRATIONS, migrate, RARE_RUN_TABLES } from "./migrations.ts";
+import { migrate } from "./migrate.ts";
+import { MIGRATIONS, RARE_RUN_TABLES } from "./migrations.ts";
 
 /** Per object's storage: whether its rare tables exist, once known. */
 const built = new WeakMap<SqlStorage, boolean>();

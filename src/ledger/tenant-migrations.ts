@@ -1,6 +1,6 @@
 /**
  * The TenantLedger's SQLite schema as numbered, append-only steps, applied by migrate()
- * (migrations.ts).
+ * (migrate.ts).
  */
 import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
 import { RUN_INDEX_SCHEMA } from "./run-index.ts";

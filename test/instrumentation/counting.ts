@@ -36,6 +36,12 @@ export interface Counts {
    * nor the run's index mark.
    */
   statements: number;
+  /**
+   * Rows the spied objects' transactions wrote (each statement's `rowsWritten`, the figure
+   * the platform bills: a trigger's writes and SQLite's own bookkeeping rows included), but
+   * the run's index mark's.
+   */
+  rowsWritten: number;
 }
 
 /** A set of counters and the bindings that feed them. */
@@ -60,6 +66,7 @@ function fresh(): Counts {
     transactions: 0,
     alarms: [],
     statements: 0,
+    rowsWritten: 0,
   };
 }
 
@@ -165,9 +172,19 @@ export function counter(): Counter {
         env[binding].getByName(name),
         (_instance, state: DurableObjectState) => {
           const real = state.storage.transactionSync.bind(state.storage);
+          // The statements of the transaction running now, whose rows are summed once it
+          // committed: a cursor's count is final only when it has been read to its end.
+          let open: SqlStorageCursor<Record<string, SqlStorageValue>>[] | null = null;
           state.storage.transactionSync = <T>(closure: () => T): T => {
             counts.transactions += 1;
-            return real(closure);
+            open = [];
+            try {
+              const result = real(closure);
+              for (const cursor of open) counts.rowsWritten += cursor.rowsWritten;
+              return result;
+            } finally {
+              open = null;
+            }
           };
           for (const method of ["setAlarm", "deleteAlarm"] as const) {
             const write = state.storage[method].bind(state.storage) as (...a: unknown[]) => unknown;
@@ -182,8 +199,11 @@ export function counter(): Counter {
           const sql = state.storage.sql;
           const exec = sql.exec.bind(sql);
           sql.exec = ((query: string, ...bindings: unknown[]) => {
-            if (!INDEX_MARK.test(query)) counts.statements += 1;
-            return exec(query, ...bindings);
+            const cursor = exec(query, ...bindings);
+            if (INDEX_MARK.test(query)) return cursor;
+            counts.statements += 1;
+            open?.push(cursor);
+            return cursor;
           }) as SqlStorage["exec"];
         },
       );

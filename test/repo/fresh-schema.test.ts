@@ -5,12 +5,8 @@ import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf, tableOf } from "../../scripts/lib/schema.ts";
 import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
-import {
-  type FreshSchema,
-  MIGRATIONS,
-  migrate,
-  RARE_RUN_TABLES,
-} from "../../src/ledger/migrations.ts";
+import { type FreshSchema, migrate } from "../../src/ledger/migrate.ts";
+import { MIGRATIONS, RARE_RUN_TABLES } from "../../src/ledger/migrations.ts";
 import { TENANT_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
 
 const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
@@ -132,6 +128,49 @@ describe("a new object's schema in one step", () => {
       { decision: "allow", n: 2 },
       { decision: "escalate", n: 1 },
     ]);
+  });
+
+  it("RunLedger: the step that drops the audit's AUTOINCREMENT keeps the log, its index and its trigger", () => {
+    const entry = (seq: number, decision: string, of: number | null) =>
+      `(${seq}, 'c${seq}', ${seq}, '${decision}', 0, 0, '{}', 0, ${of ?? "NULL"}, 'p${seq}', 'h${seq}')`;
+    const seed = `INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
+        payload_truncated, of, prev, hash)
+      VALUES ${[entry(4, "pending", null), entry(5, "escalate", 4), entry(6, "allow", null)].join(", ")};`;
+    const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
+      marker: "audit_seq",
+      seed,
+      tables: ["audit", "decision_count", "open_call"],
+    });
+    expect(after).toEqual(kept);
+    expect(kept[0]).toHaveLength(3);
+    const sequence = () =>
+      db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name = 'audit'").all();
+    // The rows written before the step left the audit's line in sqlite_sequence; it goes with
+    // the old table, and an append after the step writes none.
+    expect(sequence()).toEqual([]);
+    db.exec(`INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
+        payload_truncated, of, prev, hash) VALUES ${entry(7, "pending", null)}`);
+    expect(sequence()).toEqual([]);
+    // The trigger still keeps the tables beside the log, and the escalations keep their index.
+    expect(rows("decision_count")).toEqual([
+      { decision: "allow", n: 1 },
+      { decision: "escalate", n: 1 },
+      { decision: "pending", n: 1 },
+    ]);
+    expect(rows("open_call")).toEqual([{ seq: 7, call_id: "c7", lease_expires_at: 0 }]);
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT seq FROM audit WHERE decision = 'escalate'")
+      .all() as { detail: string }[];
+    expect(plan.map((p) => p.detail).join(" ")).toContain("audit_escalations");
+  });
+
+  it("a new run's database has no sqlite_sequence: no table of it counts its rows there", () => {
+    const db = new DatabaseSync(":memory:");
+    migrate(storageOf(db), MIGRATIONS, FRESH_RUN_SCHEMA);
+    db.exec(FRESH_RUN_SCHEMA.rare);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'").all(),
+    ).toEqual([]);
   });
 
   it("TenantLedger: the step that rebuilds its tables keeps their rows", () => {
