@@ -1,11 +1,12 @@
 /**
  * The run's audit log, append-only and hash-chained (the rule: src/core/audit-chain.ts). An
  * entry, once written, is never changed or deleted here: an admitted call's outcome, its
- * abandonment included, is a second entry naming the first (`of`). Two small tables are kept
- * beside the log by a trigger on each insert (migrations.ts), because the log itself never
- * changes: the count of calls per decision (an outcome moves its call from `pending`), and the
- * calls still open (pending with no outcome yet, with their leases). Every function here runs
- * inside the caller's `transactionSync`: hashing is synchronous, so no other request gets in.
+ * abandonment included, is a second entry naming the first (`of`). The calls still open
+ * (pending with no outcome yet, with their leases) are kept beside the log by a trigger on the
+ * insert (audit-triggers.ts). The count of calls per decision (an outcome moves its call from
+ * `pending`) is the log's own: counted from the entries since the last fold, folded into a
+ * table every FOLD_EVERY entries and before a trim. Every function here runs inside the
+ * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
 import type { Kept } from "./kept.ts";
@@ -110,7 +111,8 @@ export function append(
   };
   row.hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
   sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => row[c] ?? null));
-  // The counts and open calls follow in the insert's own trigger (migrations.ts).
+  // The open calls follow in the insert's own trigger (audit-triggers.ts).
+  if (row.seq % FOLD_EVERY === 0) foldDecisionCounts(sql);
   tip.moved({ seq: row.seq, hash: row.hash });
   return row.seq;
 }
@@ -138,15 +140,47 @@ export function expiredOpen(sql: SqlStorage, now: number): AuditRow[] {
     .toArray();
 }
 
+/**
+ * Entries between two folds of the decision counts: a status read counts at most this many
+ * from the log, and one append in this many writes the counts.
+ */
+export const FOLD_EVERY = 128;
+
+/** The entries not yet folded into decision_count. */
+const UNFOLDED = "seq > (SELECT COALESCE(MAX(counted_through), 0) FROM run)";
+
+/**
+ * Each entry's decision counted against the entries not yet folded: one more of its decision,
+ * and an outcome (`of` an entry) one fewer pending.
+ */
+const UNFOLDED_COUNTS = `SELECT decision, COUNT(*) AS n FROM audit WHERE ${UNFOLDED} GROUP BY decision
+  UNION ALL SELECT 'pending', -COUNT(*) FROM audit WHERE ${UNFOLDED} AND of IS NOT NULL`;
+
 /** Calls per decision, each call counted once, by its latest entry. */
 export function decisionCounts(sql: SqlStorage): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of sql.exec<{ decision: string; n: number }>(
-    "SELECT decision, n FROM decision_count WHERE n > 0",
-  )) {
-    out[r.decision] = r.n;
-  }
+  const rows = sql
+    .exec<{ decision: string; n: number }>(
+      `SELECT decision, SUM(n) AS n FROM (SELECT decision, n FROM decision_count
+         UNION ALL ${UNFOLDED_COUNTS}) GROUP BY decision HAVING SUM(n) > 0`,
+    )
+    .toArray();
+  for (const r of rows) out[r.decision] = r.n;
   return out;
+}
+
+/** Fold the entries not yet counted into decision_count, through the last one. */
+export function foldDecisionCounts(sql: SqlStorage): void {
+  sql.exec(
+    `INSERT INTO decision_count (decision, n)
+       SELECT decision, SUM(n) FROM (${UNFOLDED_COUNTS}) WHERE true
+       GROUP BY decision HAVING SUM(n) <> 0
+       ON CONFLICT (decision) DO UPDATE SET n = n + excluded.n`,
+  );
+  sql.exec(
+    `UPDATE run SET counted_through = (SELECT MAX(seq) FROM audit)
+       WHERE counted_through < (SELECT MAX(seq) FROM audit)`,
+  );
 }
 
 /**

@@ -6,9 +6,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 13 migration steps. */
+/** The RunLedger's schema after its 14 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 13,
+  steps: 14,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -21,7 +21,7 @@ export const FRESH_RUN_SCHEMA: FreshSchema = {
      paid_used INTEGER NOT NULL DEFAULT 0,
      max_mutations INTEGER NOT NULL,
      max_paid_calls INTEGER NOT NULL
-   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0);
+   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0, counted_through INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE open_call (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
@@ -72,10 +72,8 @@ CREATE TABLE "audit" (
      prev TEXT,
      hash TEXT
    );
-CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
-     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
-       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
-     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
+CREATE TRIGGER audit_appended AFTER INSERT ON audit
+     WHEN NEW.decision = 'pending' OR NEW.of IS NOT NULL BEGIN
      INSERT INTO open_call (seq, call_id, lease_expires_at)
        SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
        WHERE NEW.decision = 'pending';

@@ -3,18 +3,7 @@
  * applies either with migrate.ts).
  */
 
-/**
- * The trigger that keeps the tables beside the log (audit-log.ts) in step with each entry.
- */
-const AUDIT_APPENDED = `CREATE TRIGGER audit_appended AFTER INSERT ON audit BEGIN
-     INSERT INTO decision_count (decision, n) VALUES (NEW.decision, 1)
-       ON CONFLICT (decision) DO UPDATE SET n = n + 1;
-     UPDATE decision_count SET n = n - 1 WHERE NEW.of IS NOT NULL AND decision = 'pending';
-     INSERT INTO open_call (seq, call_id, lease_expires_at)
-       SELECT NEW.seq, NEW.call_id, COALESCE(NEW.lease_expires_at, 0)
-       WHERE NEW.decision = 'pending';
-     DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
-   END;`;
+import { AUDIT_APPENDED, OPEN_CALLS_FOLLOWED } from "./audit-triggers.ts";
 
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in
@@ -284,6 +273,13 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE audit_seq RENAME TO audit;
    CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
    ${AUDIT_APPENDED}`,
+  // Calls per decision are counted from the log and folded into decision_count every so many
+  // entries and before a trim (audit-log.ts), so an entry no longer writes its count's row; the
+  // run's row holds the last entry folded. The trigger keeps the open calls alone.
+  `ALTER TABLE run ADD COLUMN counted_through INTEGER NOT NULL DEFAULT 0;
+   UPDATE run SET counted_through = COALESCE((SELECT MAX(seq) FROM audit), 0);
+   DROP TRIGGER audit_appended;
+   ${OPEN_CALLS_FOLLOWED}`,
 ];
 
 /**

@@ -1,6 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { append, ChainTip } from "../../src/ledger/audit-log.ts";
+import {
+  append,
+  ChainTip,
+  decisionCounts,
+  FOLD_EVERY,
+  foldDecisionCounts,
+} from "../../src/ledger/audit-log.ts";
+import { trimArchived } from "../../src/ledger/audit-trim.ts";
+import { FRESH_RUN_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import { within } from "../../src/ledger/kept.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
@@ -76,13 +84,7 @@ describe("the chain's tip kept between appends", () => {
 
   it("carries the counts and open calls with each insert: pending, then its outcome", async () => {
     const { seen } = await withRun(({ storage, sql, tip, add }) => {
-      const counts = () =>
-        Object.fromEntries(
-          sql
-            .exec<{ decision: string; n: number }>("SELECT decision, n FROM decision_count")
-            .toArray()
-            .map((r) => [r.decision, r.n]),
-        );
+      const counts = () => decisionCounts(sql);
       const open = () =>
         sql
           .exec<{ seq: number }>("SELECT seq FROM open_call")
@@ -94,6 +96,60 @@ describe("the chain's tip kept between appends", () => {
       return { seq, whilePending, settled: { counts: counts(), open: open() } };
     });
     expect(seen.whilePending).toEqual({ counts: { applied: 1, pending: 1 }, open: [seen.seq] });
-    expect(seen.settled).toEqual({ counts: { applied: 2, pending: 0 }, open: [] });
+    expect(seen.settled).toEqual({ counts: { applied: 2 }, open: [] });
+  });
+
+  it("counts decisions off the log, folded every FOLD_EVERY entries and before a trim", async () => {
+    const { seen } = await withRun(({ storage, sql, tip, add }) => {
+      const stored = () =>
+        Object.fromEntries(
+          sql
+            .exec<{ decision: string; n: number }>("SELECT decision, n FROM decision_count")
+            .toArray()
+            .map((r) => [r.decision, r.n]),
+        );
+      const through = () => sql.exec<{ t: number }>("SELECT counted_through AS t FROM run").one().t;
+      // The noop's entry is seq 1; a pending entry and its outcome every round, and an escalation.
+      const at: { seq: number; counts: Record<string, number>; stored: object; through: number }[] =
+        [];
+      let seq = 1;
+      while (seq < FOLD_EVERY + 3) {
+        const opened = within(storage, () => add(`c${seq}`, "pending", null, 1_000), [tip]);
+        const decision = opened % 7 === 0 ? "escalate" : "applied";
+        seq = within(storage, () => add(`c${opened}`, decision, opened), [tip]);
+        if (seq === FOLD_EVERY - 1 || seq === FOLD_EVERY + 1) {
+          at.push({ seq, counts: decisionCounts(sql), stored: stored(), through: through() });
+        }
+      }
+      const open = within(storage, () => add("still-open", "pending", null, 1_000), [tip]);
+      const before = decisionCounts(sql);
+      // A trim folds the log first: the counts stay what they were with entries gone.
+      sql.exec(FRESH_RUN_SCHEMA.rare);
+      const trimmed = within(storage, () => trimArchived(sql, 100, Date.now()), [tip]);
+      const left = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit").one().n;
+      const afterTrim = { counts: decisionCounts(sql), through: through() };
+      // Folding again with nothing new changes nothing.
+      within(storage, () => foldDecisionCounts(sql), [tip]);
+      return { at, open, before, trimmed, left, afterTrim, after: decisionCounts(sql) };
+    });
+    const half = (FOLD_EVERY - 2) / 2;
+    // Before the first fold the table holds nothing; the counts come from the log.
+    expect(seen.at[0]).toEqual({
+      seq: FOLD_EVERY - 1,
+      counts: { applied: 1 + half - Math.floor(half / 7), escalate: Math.floor(half / 7) },
+      stored: {},
+      through: 0,
+    });
+    // Entry FOLD_EVERY (a pending one) folded the log into the table, through itself.
+    expect(seen.at[1]?.through).toBe(FOLD_EVERY);
+    expect(seen.at[1]?.stored).toMatchObject({ pending: 1 });
+    // Each call counted once: the noop, one per pending entry and its outcome, the open one.
+    const total = Object.values(seen.before).reduce((a, b) => a + b, 0);
+    expect(total).toBe(1 + (seen.open - 2) / 2 + 1);
+    expect(seen.before.pending).toBe(1);
+    expect(seen.trimmed).toBe(true);
+    expect(seen.left).toBeLessThan(seen.open - 80);
+    expect(seen.afterTrim).toEqual({ counts: seen.before, through: seen.open });
+    expect(seen.after).toEqual(seen.before);
   });
 });

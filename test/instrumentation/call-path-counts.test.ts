@@ -66,9 +66,10 @@ describe("what each path waits on before its answer", () => {
     // The run's row (created: this is its first call, and the new instance built its storage
     // just now, so it reads neither the row nor the chain's last link) and the entry.
     expect(m.before.statements).toBe(2);
-    // Rows written as the platform counts (and bills) them, the trigger's included; the entry's
-    // seq is the chain's, so its insert writes no sqlite_sequence row besides.
-    expect(m.before.rowsWritten).toBe(3);
+    // Rows written as the platform counts (and bills) them, a trigger's included: the run's row
+    // and the entry. The entry's seq is the chain's, so it writes no sqlite_sequence row, and
+    // its decision is counted off the log, so it writes no count.
+    expect(m.before.rowsWritten).toBe(2);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -80,7 +81,7 @@ describe("what each path waits on before its answer", () => {
     expect(m.before.transactions).toBe(1);
     // The refused call's two, and the tool's use count.
     expect(m.before.statements).toBe(3);
-    expect(m.before.rowsWritten).toBe(4);
+    expect(m.before.rowsWritten).toBe(3);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -98,7 +99,8 @@ describe("what each path waits on before its answer", () => {
     // In a run that exists, by an instance that keeps its row and last link: the entry alone
     // (a hit is not a use of the tool).
     expect(hit.before.statements).toBe(1);
-    expect(hit.before.rowsWritten).toBe(2);
+    // The entry alone: the floor's one insert.
+    expect(hit.before.rowsWritten).toBe(1);
     expect(hit.after).toMatchObject({ cache: [], kv: [], upstream: 0 });
   });
 
@@ -119,7 +121,7 @@ describe("what each path waits on before its answer", () => {
     // Propose: the run's row (created, charged), the tool's use (read against its cap,
     // counted), the pending entry. Settle: the open entry and the outcome's entry.
     expect(m.before.statements).toBe(7);
-    expect(m.before.rowsWritten).toBe(10);
+    expect(m.before.rowsWritten).toBe(7);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -134,7 +136,7 @@ describe("what each path waits on before its answer", () => {
     // The read miss's seven, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
     expect(m.before.statements).toBe(10);
-    expect(m.before.rowsWritten).toBe(13);
+    expect(m.before.rowsWritten).toBe(10);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
     // does its settle.
@@ -168,7 +170,7 @@ describe("what each path waits on before its answer", () => {
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted.
     expect(m.after.statements).toBe(13);
-    expect(m.after.rowsWritten).toBe(16);
+    expect(m.after.rowsWritten).toBe(13);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
     expect(m.after.alarms).toEqual(["setAlarm"]);

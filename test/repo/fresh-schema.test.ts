@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf, tableOf } from "../../scripts/lib/schema.ts";
-import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
+import { AUDIT_COLUMNS, decisionCounts } from "../../src/ledger/audit-log.ts";
 import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import { type FreshSchema, migrate } from "../../src/ledger/migrate.ts";
 import { MIGRATIONS, RARE_RUN_TABLES } from "../../src/ledger/migrations.ts";
@@ -54,6 +54,10 @@ function carriedThrough(
   return { db, rows, kept, after: tables.map(rows) };
 }
 
+/** The run's row, as the steps before the decision counts' move leave the table. */
+const RUN_ROW = `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations,
+  max_paid_calls) VALUES (1, 'default', 'r1', 1, 2, 3, 3);`;
+
 const LEDGERS: [string, readonly string[], FreshSchema][] = [
   ["RunLedger", MIGRATIONS, FRESH_RUN_SCHEMA],
   ["TenantLedger", TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA],
@@ -102,15 +106,16 @@ describe("a new object's schema in one step", () => {
     });
   }
 
-  it("RunLedger: the steps that rebuild the keyed tables keep their rows, and the trigger still counts", () => {
-    const seed = `INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
+  it("RunLedger: the steps that rebuild the keyed tables keep their rows, and the calls are still counted", () => {
+    const seed = `${RUN_ROW}
+      INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
       INSERT INTO target_use VALUES ('ops_restart_service', 'api', 1);
       INSERT INTO idempotency_key VALUES ('k1', 'fp1', 'done', 'c0', 5, 200, '{"id":"T-1"}', 9),
         ('k2', 'fp2', 'in_flight', 'c9', 7, NULL, NULL, 8);
       INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
         VALUES ('c1', 1, 'allow', 0, 0, '{}', 0), ('c2', 2, 'escalate', 0, 0, '{}', 0);`;
     const tables = ["tool_use", "target_use", "decision_count", "idempotency_key"];
-    const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
+    const { db, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
       marker: "tool_use_keyed",
       seed,
       tables,
@@ -124,10 +129,7 @@ describe("a new object's schema in one step", () => {
     ]);
     db.exec(`INSERT INTO audit (call_id, at, decision, mutations_used, paid_used, payload, payload_truncated)
       VALUES ('c3', 3, 'allow', 0, 0, '{}', 0)`);
-    expect(rows("decision_count")).toEqual([
-      { decision: "allow", n: 2 },
-      { decision: "escalate", n: 1 },
-    ]);
+    expect(decisionCounts(storageOf(db))).toEqual({ allow: 2, escalate: 1 });
   });
 
   it("RunLedger: the step that drops the audit's AUTOINCREMENT keeps the log, its index and its trigger", () => {
@@ -151,17 +153,37 @@ describe("a new object's schema in one step", () => {
     db.exec(`INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
         payload_truncated, of, prev, hash) VALUES ${entry(7, "pending", null)}`);
     expect(sequence()).toEqual([]);
-    // The trigger still keeps the tables beside the log, and the escalations keep their index.
-    expect(rows("decision_count")).toEqual([
-      { decision: "allow", n: 1 },
-      { decision: "escalate", n: 1 },
-      { decision: "pending", n: 1 },
-    ]);
+    // The trigger still keeps the open calls, and the escalations keep their index.
     expect(rows("open_call")).toEqual([{ seq: 7, call_id: "c7", lease_expires_at: 0 }]);
     const plan = db
       .prepare("EXPLAIN QUERY PLAN SELECT seq FROM audit WHERE decision = 'escalate'")
       .all() as { detail: string }[];
     expect(plan.map((p) => p.detail).join(" ")).toContain("audit_escalations");
+  });
+
+  it("RunLedger: the step that counts decisions off the log carries the counts, folded through the last entry", () => {
+    const entry = (seq: number, decision: string, of: number | null) =>
+      `(${seq}, 'c${seq}', ${seq}, '${decision}', 0, 0, '{}', 0, ${of ?? "NULL"})`;
+    const insert = `INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used,
+      payload, payload_truncated, of) VALUES`;
+    const seed = `${RUN_ROW}
+      ${insert} ${[entry(1, "applied", null), entry(2, "pending", null), entry(3, "applied", 2), entry(4, "pending", null)].join(", ")};`;
+    const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
+      marker: "counted_through",
+      seed,
+      tables: ["decision_count", "open_call"],
+    });
+    expect(after).toEqual(kept);
+    const storage = storageOf(db);
+    expect(decisionCounts(storage)).toEqual({ applied: 2, pending: 1 });
+    expect(db.prepare("SELECT counted_through FROM run").get()).toEqual({ counted_through: 4 });
+    // Later entries write no count: they are read off the log, the open calls still follow.
+    db.exec(
+      `${insert} ${entry(5, "applied", 4)}, ${entry(6, "pending", null)}, ${entry(7, "blocked", null)}`,
+    );
+    expect(rows("decision_count")).toEqual(kept[0]);
+    expect(decisionCounts(storage)).toEqual({ applied: 3, pending: 1, blocked: 1 });
+    expect(rows("open_call")).toEqual([{ seq: 6, call_id: "c6", lease_expires_at: 0 }]);
   });
 
   it("a new run's database has no sqlite_sequence: no table of it counts its rows there", () => {
