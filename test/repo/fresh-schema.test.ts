@@ -54,6 +54,19 @@ function carriedThrough(
   return { db, rows, kept, after: tables.map(rows) };
 }
 
+/**
+ * An INSERT of audit entries `[seq, decision, of]`, each a call of its own (`c{seq}`), with the
+ * columns every step from the chained log on has.
+ */
+function auditEntries(...entries: [number, string, number | null][]): string {
+  const rows = entries.map(
+    ([seq, decision, of]) =>
+      `(${seq}, 'c${seq}', ${seq}, '${decision}', 0, 0, '{}', 0, ${of ?? "NULL"}, 'p${seq}', 'h${seq}')`,
+  );
+  return `INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
+    payload_truncated, of, prev, hash) VALUES ${rows.join(", ")};`;
+}
+
 /** The run's row, as the steps before the decision counts' move leave the table. */
 const RUN_ROW = `INSERT INTO run (id, tenant, run_id, created_at, deadline_at, max_mutations,
   max_paid_calls) VALUES (1, 'default', 'r1', 1, 2, 3, 3);`;
@@ -133,11 +146,7 @@ describe("a new object's schema in one step", () => {
   });
 
   it("RunLedger: the step that drops the audit's AUTOINCREMENT keeps the log, its index and its trigger", () => {
-    const entry = (seq: number, decision: string, of: number | null) =>
-      `(${seq}, 'c${seq}', ${seq}, '${decision}', 0, 0, '{}', 0, ${of ?? "NULL"}, 'p${seq}', 'h${seq}')`;
-    const seed = `INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
-        payload_truncated, of, prev, hash)
-      VALUES ${[entry(4, "pending", null), entry(5, "escalate", 4), entry(6, "allow", null)].join(", ")};`;
+    const seed = auditEntries([4, "pending", null], [5, "escalate", 4], [6, "allow", null]);
     const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
       marker: "audit_seq",
       seed,
@@ -150,8 +159,7 @@ describe("a new object's schema in one step", () => {
     // The rows written before the step left the audit's line in sqlite_sequence; it goes with
     // the old table, and an append after the step writes none.
     expect(sequence()).toEqual([]);
-    db.exec(`INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used, payload,
-        payload_truncated, of, prev, hash) VALUES ${entry(7, "pending", null)}`);
+    db.exec(auditEntries([7, "pending", null]));
     expect(sequence()).toEqual([]);
     // The trigger still keeps the open calls, and the escalations keep their index.
     expect(rows("open_call")).toEqual([{ seq: 7, call_id: "c7", lease_expires_at: 0 }]);
@@ -162,12 +170,8 @@ describe("a new object's schema in one step", () => {
   });
 
   it("RunLedger: the step that counts decisions off the log carries the counts, folded through the last entry", () => {
-    const entry = (seq: number, decision: string, of: number | null) =>
-      `(${seq}, 'c${seq}', ${seq}, '${decision}', 0, 0, '{}', 0, ${of ?? "NULL"})`;
-    const insert = `INSERT INTO audit (seq, call_id, at, decision, mutations_used, paid_used,
-      payload, payload_truncated, of) VALUES`;
     const seed = `${RUN_ROW}
-      ${insert} ${[entry(1, "applied", null), entry(2, "pending", null), entry(3, "applied", 2), entry(4, "pending", null)].join(", ")};`;
+      ${auditEntries([1, "applied", null], [2, "pending", null], [3, "applied", 2], [4, "pending", null])}`;
     const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
       marker: "counted_through",
       seed,
@@ -178,9 +182,7 @@ describe("a new object's schema in one step", () => {
     expect(decisionCounts(storage)).toEqual({ applied: 2, pending: 1 });
     expect(db.prepare("SELECT counted_through FROM run").get()).toEqual({ counted_through: 4 });
     // Later entries write no count: they are read off the log, the open calls still follow.
-    db.exec(
-      `${insert} ${entry(5, "applied", 4)}, ${entry(6, "pending", null)}, ${entry(7, "blocked", null)}`,
-    );
+    db.exec(auditEntries([5, "applied", 4], [6, "pending", null], [7, "blocked", null]));
     expect(rows("decision_count")).toEqual(kept[0]);
     expect(decisionCounts(storage)).toEqual({ applied: 3, pending: 1, blocked: 1 });
     expect(rows("open_call")).toEqual([{ seq: 6, call_id: "c6", lease_expires_at: 0 }]);
