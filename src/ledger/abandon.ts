@@ -62,6 +62,7 @@ export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
     actor: null,
     note: null,
     resolves: null,
+    uses: null,
   };
 }
 

@@ -30,6 +30,8 @@ export interface AuditDraft {
   note?: string | null;
   /** The escalation (its seq) this entry resolves. */
   resolves?: number | null;
+  /** Uses of its tool the entry adds: 1 for a call charged to it (usage.ts). */
+  uses?: number | null;
 }
 
 /** The log's row for a draft; `run` is the row after the decision, for the budget after. */
@@ -55,5 +57,6 @@ export function entryOf(d: AuditDraft, run: RunRow): EntryDraft {
     actor: d.actor ?? null,
     note: d.note ?? null,
     resolves: d.resolves ?? null,
+    uses: d.uses ?? null,
   };
 }

@@ -4,8 +4,9 @@
  * abandonment included, is a second entry naming the first (`of`). The calls still open
  * (pending with no outcome yet, with their leases) are kept beside the log by a trigger on the
  * insert (audit-triggers.ts). The count of calls per decision (an outcome moves its call from
- * `pending`) is the log's own: counted from the entries since the last fold, folded into a
- * table every FOLD_EVERY entries and before a trim. Every function here runs inside the
+ * `pending`) and of uses per tool (an entry's `uses`) are the log's own: counted from the
+ * entries since the last fold, folded into a table each every FOLD_EVERY entries and before a
+ * trim. Every function here runs inside the
  * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
@@ -87,6 +88,7 @@ export const AUDIT_COLUMNS = [
   "of",
   "prev",
   "hash",
+  "uses",
 ] as const;
 
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})
@@ -112,7 +114,7 @@ export function append(
   row.hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
   sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => row[c] ?? null));
   // The open calls follow in the insert's own trigger (audit-triggers.ts).
-  if (row.seq % FOLD_EVERY === 0) foldDecisionCounts(sql);
+  if (row.seq % FOLD_EVERY === 0) foldCounts(sql);
   tip.moved({ seq: row.seq, hash: row.hash });
   return row.seq;
 }
@@ -141,13 +143,17 @@ export function expiredOpen(sql: SqlStorage, now: number): AuditRow[] {
 }
 
 /**
- * Entries between two folds of the decision counts: a status read counts at most this many
- * from the log, and one append in this many writes the counts.
+ * Entries between two folds of the counts: a status read or a capped tool's call counts at
+ * most this many from the log, and one append in this many writes the counts.
  */
 export const FOLD_EVERY = 128;
 
-/** The entries not yet folded into decision_count. */
+/** The entries not yet folded into decision_count and tool_use. */
 const UNFOLDED = "seq > (SELECT COALESCE(MAX(counted_through), 0) FROM run)";
+
+/** Uses per tool that the entries not yet folded add (a tool none of them charged: no row). */
+export const UNFOLDED_USES = `SELECT tool, SUM(uses) AS used FROM audit
+  WHERE ${UNFOLDED} AND uses IS NOT NULL GROUP BY tool`;
 
 /**
  * Each entry's decision counted against the entries not yet folded: one more of its decision,
@@ -169,13 +175,17 @@ export function decisionCounts(sql: SqlStorage): Record<string, number> {
   return out;
 }
 
-/** Fold the entries not yet counted into decision_count, through the last one. */
-export function foldDecisionCounts(sql: SqlStorage): void {
+/** Fold the entries not yet counted into decision_count and tool_use, through the last one. */
+export function foldCounts(sql: SqlStorage): void {
   sql.exec(
     `INSERT INTO decision_count (decision, n)
        SELECT decision, SUM(n) FROM (${UNFOLDED_COUNTS}) WHERE true
        GROUP BY decision HAVING SUM(n) <> 0
        ON CONFLICT (decision) DO UPDATE SET n = n + excluded.n`,
+  );
+  sql.exec(
+    `INSERT INTO tool_use (tool, used) SELECT tool, used FROM (${UNFOLDED_USES}) WHERE true
+       ON CONFLICT (tool) DO UPDATE SET used = used + excluded.used`,
   );
   sql.exec(
     `UPDATE run SET counted_through = (SELECT MAX(seq) FROM audit)

@@ -7,7 +7,7 @@
  * the entries of an approval still pending or approved. Each segment records how many of its
  * entries were trimmed, so a reader knows which segments to fetch.
  */
-import { foldDecisionCounts } from "./audit-log.ts";
+import { foldCounts } from "./audit-log.ts";
 
 /** Entries that may go: archived through the bound seq, not the last, not still read by the object. */
 const TRIMMABLE = `seq <= ?
@@ -23,8 +23,8 @@ const TRIMMABLE = `seq <= ?
 /** Drop trimmable entries written by `cutoff`; answers whether any went. In a transaction. */
 export function trimArchived(sql: SqlStorage, archivedThrough: number, cutoff: number): boolean {
   if (archivedThrough === 0) return false;
-  // The decision counts are read off the log where not folded yet: fold them before it shrinks.
-  foldDecisionCounts(sql);
+  // The counts are read off the log where not folded yet: fold them before it shrinks.
+  foldCounts(sql);
   const gone =
     sql.exec(`DELETE FROM audit WHERE ${TRIMMABLE} AND at <= ?`, archivedThrough, cutoff)
       .rowsWritten > 0;

@@ -6,9 +6,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 14 migration steps. */
+/** The RunLedger's schema after its 15 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 14,
+  steps: 15,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -71,7 +71,7 @@ CREATE TABLE "audit" (
      of INTEGER,
      prev TEXT,
      hash TEXT
-   );
+   , uses INTEGER);
 CREATE TRIGGER audit_appended AFTER INSERT ON audit
      WHEN NEW.decision = 'pending' OR NEW.of IS NOT NULL BEGIN
      INSERT INTO open_call (seq, call_id, lease_expires_at)

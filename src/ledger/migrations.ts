@@ -280,6 +280,9 @@ export const MIGRATIONS: readonly string[] = [
    UPDATE run SET counted_through = COALESCE((SELECT MAX(seq) FROM audit), 0);
    DROP TRIGGER audit_appended;
    ${OPEN_CALLS_FOLLOWED}`,
+  // An entry carries the uses of its tool it adds (a charged call 1, its withdrawal -1), folded
+  // into tool_use with the decision counts (audit-log.ts): a call writes no tool_use row.
+  "ALTER TABLE audit ADD COLUMN uses INTEGER;",
 ];
 
 /**

@@ -77,15 +77,15 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   if ("kind" in asked) return asked;
   const row = chargeRun(sql, run, decision.charge);
   s.charged(row);
-  if (reaches) countUse(sql, decision.charge, p.tool, p.target);
+  const uses = reaches ? countUse(sql, decision.charge, p.tool, p.target) : null;
   const overtaken = key === null ? null : holdKey(sql, key, p, stored, now);
   if (overtaken !== null) s.abandon(overtaken, row);
   const outcome = p.outcome;
   const approvalId = asked.approvalId;
   append(
     outcome === null
-      ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId }
-      : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId },
+      ? { ...draft, decision: "pending", leaseExpiresAt: now + p.leaseMs, approvalId, uses }
+      : { ...draft, ...outcome, durationMs: Date.now() - now, approvalId, uses },
     row,
   );
   return {

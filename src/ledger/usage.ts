@@ -1,9 +1,13 @@
 /**
- * What a run has used of each tool and each target, for per-tool and per-target caps.
+ * What a run has used of each tool and each target, for per-tool and per-target caps. A tool's
+ * uses are the log's own: each entry of a charged call says so (`uses`), folded into tool_use
+ * every so often (audit-log.ts), so a call writes no count of its tool. A target's are counted
+ * as the call is admitted, in target_use: only calls a per-target rule binds write it.
  */
 import type { CallCaps, Charge } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
 import type { TargetRule } from "../core/policy.ts";
+import { UNFOLDED_USES } from "./audit-log.ts";
 
 /**
  * What the run has used of the caps binding one call: its tool's per-run cap and the
@@ -31,21 +35,18 @@ export function callCaps(
   return { tool: toolCap, target: { used, max: rule.max, arg: rule.arg, value: target } };
 }
 
-/** Count an admitted call against its tool and, when a rule binds it, its target. */
+/**
+ * Count an admitted call (or, `calls` negative, its withdrawal) against its target when a rule
+ * binds it; answers the uses of its tool that the call's entry adds (null: none).
+ */
 export function countUse(
   sql: SqlStorage,
   charge: Charge,
   tool: string,
   target: string | null,
-): void {
-  if (charge.calls === 0) return;
-  sql.exec(
-    `INSERT INTO tool_use (tool, used) VALUES (?, ?)
-     ON CONFLICT (tool) DO UPDATE SET used = used + excluded.used`,
-    tool,
-    charge.calls,
-  );
-  if (target === null) return;
+): number | null {
+  if (charge.calls === 0) return null;
+  if (target === null) return charge.calls;
   sql.exec(
     `INSERT INTO target_use (tool, target, used) VALUES (?, ?, ?)
      ON CONFLICT (tool, target) DO UPDATE SET used = used + excluded.used`,
@@ -53,6 +54,7 @@ export function countUse(
     target,
     charge.calls,
   );
+  return charge.calls;
 }
 
 /** Whether the run admitted a call on `target` of `tool`. */
@@ -64,18 +66,27 @@ export function targetUsed(sql: SqlStorage, tool: string, target: string): boole
   );
 }
 
-/** Calls charged per tool so far. */
+/** Calls charged per tool so far: those folded, and those the log adds since. */
 export function toolCalls(sql: SqlStorage): Record<string, number> {
   const calls: Record<string, number> = {};
-  for (const r of sql.exec<{ tool: string; used: number }>("SELECT tool, used FROM tool_use")) {
+  const rows = sql.exec<{ tool: string; used: number }>(
+    `SELECT tool, SUM(used) AS used FROM (SELECT tool, used FROM tool_use
+       UNION ALL ${UNFOLDED_USES}) GROUP BY tool`,
+  );
+  for (const r of rows.toArray()) {
     calls[r.tool] = r.used;
   }
   return calls;
 }
 
+/** Calls charged of `tool` so far (read for a capped tool only). */
 function toolUsed(sql: SqlStorage, tool: string): number {
-  return (
-    sql.exec<{ used: number }>("SELECT used FROM tool_use WHERE tool = ?", tool).toArray()[0]
-      ?.used ?? 0
-  );
+  return sql
+    .exec<{ used: number }>(
+      `SELECT COALESCE((SELECT used FROM tool_use WHERE tool = ?), 0)
+         + COALESCE((SELECT used FROM (${UNFOLDED_USES}) WHERE tool = ?), 0) AS used`,
+      tool,
+      tool,
+    )
+    .one().used;
 }

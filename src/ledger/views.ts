@@ -58,6 +58,8 @@ export interface EntryDraft {
   actor: string | null;
   note: string | null;
   resolves: number | null;
+  /** Uses of its tool the entry adds (an admission charged 1, its withdrawal -1), or null. */
+  uses: number | null;
 }
 
 /** An `audit` row. */

@@ -31,7 +31,7 @@ export function withdrawCall(
   if (open === null) return run;
   const { charge } = w;
   const row = chargeRun(sql, run, { mutations: -charge.mutations, paid: -charge.paid });
-  countUse(sql, { ...charge, calls: -charge.calls }, open.tool ?? "", w.target);
+  const uses = countUse(sql, { ...charge, calls: -charge.calls }, open.tool ?? "", w.target);
   if (w.key !== null) {
     sql.exec(
       charge.calls > 0
@@ -50,6 +50,7 @@ export function withdrawCall(
       reason: w.refusal.reason,
       status,
       duration_ms: w.durationMs,
+      uses,
     },
     row,
     open.seq,

@@ -5,11 +5,12 @@ import {
   ChainTip,
   decisionCounts,
   FOLD_EVERY,
-  foldDecisionCounts,
+  foldCounts,
 } from "../../src/ledger/audit-log.ts";
 import { trimArchived } from "../../src/ledger/audit-trim.ts";
 import { FRESH_RUN_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import { within } from "../../src/ledger/kept.ts";
+import { toolCalls } from "../../src/ledger/usage.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
 import { firstDraft } from "./entries.ts";
@@ -19,7 +20,10 @@ interface Appender {
   storage: DurableObjectStorage;
   sql: SqlStorage;
   tip: ChainTip;
-  /** Append a copy of the run's first entry as call `callId` with `decision`, `of` an entry. */
+  /**
+   * Append a copy of the run's first entry as call `callId` with `decision`, `of` an entry; a
+   * pending one is charged to its tool (the noop), as an admission is.
+   */
   add: (callId: string, decision: string, of?: number | null, lease?: number) => number;
 }
 
@@ -41,6 +45,7 @@ async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen:
         call_id: callId,
         decision,
         lease_expires_at: lease ?? null,
+        uses: decision === "pending" ? 1 : null,
       };
       return append(sql, tip, row, draft, of);
     };
@@ -99,15 +104,18 @@ describe("the chain's tip kept between appends", () => {
     expect(seen.settled).toEqual({ counts: { applied: 2 }, open: [] });
   });
 
-  it("counts decisions off the log, folded every FOLD_EVERY entries and before a trim", async () => {
+  it("counts decisions and tool uses off the log, folded every FOLD_EVERY entries and before a trim", async () => {
     const { seen } = await withRun(({ storage, sql, tip, add }) => {
       const stored = () =>
         Object.fromEntries(
           sql
-            .exec<{ decision: string; n: number }>("SELECT decision, n FROM decision_count")
+            .exec<{ decision: string; n: number }>(
+              "SELECT decision, n FROM decision_count UNION ALL SELECT tool, used FROM tool_use",
+            )
             .toArray()
             .map((r) => [r.decision, r.n]),
         );
+      const counts = () => ({ ...decisionCounts(sql), ...toolCalls(sql) });
       const through = () => sql.exec<{ t: number }>("SELECT counted_through AS t FROM run").one().t;
       // The noop's entry is seq 1; a pending entry and its outcome every round, and an escalation.
       const at: { seq: number; counts: Record<string, number>; stored: object; through: number }[] =
@@ -118,34 +126,42 @@ describe("the chain's tip kept between appends", () => {
         const decision = opened % 7 === 0 ? "escalate" : "applied";
         seq = within(storage, () => add(`c${opened}`, decision, opened), [tip]);
         if (seq === FOLD_EVERY - 1 || seq === FOLD_EVERY + 1) {
-          at.push({ seq, counts: decisionCounts(sql), stored: stored(), through: through() });
+          at.push({ seq, counts: counts(), stored: stored(), through: through() });
         }
       }
       const open = within(storage, () => add("still-open", "pending", null, 1_000), [tip]);
-      const before = decisionCounts(sql);
+      const before = counts();
       // A trim folds the log first: the counts stay what they were with entries gone.
       sql.exec(FRESH_RUN_SCHEMA.rare);
       const trimmed = within(storage, () => trimArchived(sql, 100, Date.now()), [tip]);
       const left = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit").one().n;
-      const afterTrim = { counts: decisionCounts(sql), through: through() };
+      const afterTrim = { counts: counts(), through: through() };
       // Folding again with nothing new changes nothing.
-      within(storage, () => foldDecisionCounts(sql), [tip]);
-      return { at, open, before, trimmed, left, afterTrim, after: decisionCounts(sql) };
+      within(storage, () => foldCounts(sql), [tip]);
+      return { at, open, before, trimmed, left, afterTrim, after: counts() };
     });
     const half = (FOLD_EVERY - 2) / 2;
-    // Before the first fold the table holds nothing; the counts come from the log.
+    // Before the first fold the tables hold nothing (the real noop wrote no count either); the
+    // counts come from the log: the noop and each pending entry charged the noop tool.
     expect(seen.at[0]).toEqual({
       seq: FOLD_EVERY - 1,
-      counts: { applied: 1 + half - Math.floor(half / 7), escalate: Math.floor(half / 7) },
+      counts: {
+        applied: 1 + half - Math.floor(half / 7),
+        escalate: Math.floor(half / 7),
+        noop: 1 + half,
+      },
       stored: {},
       through: 0,
     });
-    // Entry FOLD_EVERY (a pending one) folded the log into the table, through itself.
+    // Entry FOLD_EVERY (a pending one) folded the log into the tables, through itself.
     expect(seen.at[1]?.through).toBe(FOLD_EVERY);
-    expect(seen.at[1]?.stored).toMatchObject({ pending: 1 });
+    expect(seen.at[1]?.stored).toMatchObject({ pending: 1, noop: 1 + FOLD_EVERY / 2 });
+    expect(seen.at[1]?.counts).toMatchObject({ noop: 1 + FOLD_EVERY / 2 });
     // Each call counted once: the noop, one per pending entry and its outcome, the open one.
-    const total = Object.values(seen.before).reduce((a, b) => a + b, 0);
-    expect(total).toBe(1 + (seen.open - 2) / 2 + 1);
+    const { noop, ...decisions } = seen.before;
+    const calls = 1 + (seen.open - 2) / 2 + 1;
+    expect(Object.values(decisions).reduce((a, b) => a + b, 0)).toBe(calls);
+    expect(noop).toBe(calls);
     expect(seen.before.pending).toBe(1);
     expect(seen.trimmed).toBe(true);
     expect(seen.left).toBeLessThan(seen.open - 80);

@@ -79,9 +79,10 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The refused call's two, and the tool's use count.
-    expect(m.before.statements).toBe(3);
-    expect(m.before.rowsWritten).toBe(3);
+    // The refused call's two: the run's row and the entry, which carries the tool's use (its
+    // count is read off the log), so the noop writes what a refused call writes.
+    expect(m.before.statements).toBe(2);
+    expect(m.before.rowsWritten).toBe(2);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -118,10 +119,12 @@ describe("what each path waits on before its answer", () => {
       upstream: 1,
     });
     expect(m.before.transactions).toBe(2);
-    // Propose: the run's row (created, charged), the tool's use (read against its cap,
-    // counted), the pending entry. Settle: the open entry and the outcome's entry.
-    expect(m.before.statements).toBe(7);
-    expect(m.before.rowsWritten).toBe(7);
+    // Propose: the run's row (created, charged), the tool's uses read against its cap, the
+    // pending entry (which counts the use). Settle: the open entry and the outcome's entry.
+    // Rows: the run's row twice, the entry and its open call, the outcome and the open call
+    // it closes.
+    expect(m.before.statements).toBe(6);
+    expect(m.before.rowsWritten).toBe(6);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -133,10 +136,10 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's seven, and the idempotency key: looked up and stored at propose,
+    // The read miss's six, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
-    expect(m.before.statements).toBe(10);
-    expect(m.before.rowsWritten).toBe(10);
+    expect(m.before.statements).toBe(9);
+    expect(m.before.rowsWritten).toBe(9);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
     // does its settle.
@@ -166,11 +169,11 @@ describe("what each path waits on before its answer", () => {
     expect(m.after.claim).toEqual(["claim"]);
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's ten with the target's use count (read against its cap,
+    // In the run, add_comment's nine with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted.
-    expect(m.after.statements).toBe(13);
-    expect(m.after.rowsWritten).toBe(13);
+    expect(m.after.statements).toBe(12);
+    expect(m.after.rowsWritten).toBe(12);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
     expect(m.after.alarms).toEqual(["setAlarm"]);

@@ -8,6 +8,7 @@ import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-sc
 import { type FreshSchema, migrate } from "../../src/ledger/migrate.ts";
 import { MIGRATIONS, RARE_RUN_TABLES } from "../../src/ledger/migrations.ts";
 import { TENANT_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
+import { toolCalls } from "../../src/ledger/usage.ts";
 
 const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
 
@@ -152,7 +153,10 @@ describe("a new object's schema in one step", () => {
       seed,
       tables: ["audit", "decision_count", "open_call"],
     });
-    expect(after).toEqual(kept);
+    // A later step gives every entry a `uses` column: null on those written before it.
+    const [entries, ...others] = after;
+    expect(entries).toEqual(kept[0]?.map((row) => ({ ...(row as object), uses: null })));
+    expect(others).toEqual(kept.slice(1));
     expect(kept[0]).toHaveLength(3);
     const sequence = () =>
       db.prepare("SELECT name, seq FROM sqlite_sequence WHERE name = 'audit'").all();
@@ -186,6 +190,28 @@ describe("a new object's schema in one step", () => {
     expect(rows("decision_count")).toEqual(kept[0]);
     expect(decisionCounts(storage)).toEqual({ applied: 3, pending: 1, blocked: 1 });
     expect(rows("open_call")).toEqual([{ seq: 6, call_id: "c6", lease_expires_at: 0 }]);
+  });
+
+  it("RunLedger: the step that counts tool uses off the log keeps the counts, and later entries add theirs", () => {
+    const seed = `${RUN_ROW}
+      INSERT INTO tool_use VALUES ('noop', 3), ('create_ticket', 1);
+      ${auditEntries([1, "applied", null], [2, "applied", null], [3, "pending", null])}
+      UPDATE run SET counted_through = 1;`;
+    const { db, rows, kept, after } = carriedThrough(MIGRATIONS, FRESH_RUN_SCHEMA, {
+      marker: "ADD COLUMN uses",
+      seed,
+      tables: ["tool_use"],
+    });
+    expect(after).toEqual(kept);
+    const storage = storageOf(db);
+    // Entries written before the step were counted in tool_use as they were written: the ones
+    // not folded yet add nothing again.
+    expect(toolCalls(storage)).toEqual({ noop: 3, create_ticket: 1 });
+    db.exec(`${auditEntries([4, "applied", 3], [5, "pending", null], [6, "applied", null])}
+      UPDATE audit SET tool = 'create_ticket', uses = 1 WHERE seq = 5;
+      UPDATE audit SET tool = 'lookup', uses = 1 WHERE seq = 6;`);
+    expect(toolCalls(storage)).toEqual({ noop: 3, create_ticket: 2, lookup: 1 });
+    expect(rows("tool_use")).toEqual(kept[0]);
   });
 
   it("a new run's database has no sqlite_sequence: no table of it counts its rows there", () => {
