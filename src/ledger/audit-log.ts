@@ -5,9 +5,9 @@
  * (pending with no outcome yet, with their leases) are kept beside the log by a trigger on the
  * insert (audit-triggers.ts). The count of calls per decision (an outcome moves its call from
  * `pending`) and of uses per tool (an entry's `uses`) are the log's own: counted from the
- * entries since the last fold, folded into a table each every FOLD_EVERY entries and before a
- * trim. Every function here runs inside the
- * caller's `transactionSync`: hashing is synchronous, so no other request gets in.
+ * entries since the last fold, each folded into its table every FOLD_EVERY entries and before
+ * a trim. Every function here runs inside the caller's `transactionSync`: hashing is
+ * synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
 import type { Kept } from "./kept.ts";
