@@ -149,7 +149,7 @@ export function expiredOpen(sql: SqlStorage, now: number): AuditRow[] {
 export const FOLD_EVERY = 128;
 
 /** The entries not yet folded into decision_count and tool_use. */
-const UNFOLDED = "seq > (SELECT COALESCE(MAX(counted_through), 0) FROM run)";
+export const UNFOLDED = "seq > (SELECT COALESCE(MAX(counted_through), 0) FROM run)";
 
 /** Uses per tool that the entries not yet folded add (a tool none of them charged: no row). */
 export const UNFOLDED_USES = `SELECT tool, SUM(uses) AS used FROM audit

@@ -7,7 +7,7 @@
 import type { CallCaps, Charge } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
 import type { TargetRule } from "../core/policy.ts";
-import { UNFOLDED_USES } from "./audit-log.ts";
+import { UNFOLDED, UNFOLDED_USES } from "./audit-log.ts";
 
 /**
  * What the run has used of the caps binding one call: its tool's per-run cap and the
@@ -66,25 +66,26 @@ export function targetUsed(sql: SqlStorage, tool: string, target: string): boole
   );
 }
 
-/** Calls charged per tool so far: those folded, and those the log adds since. */
+/** Calls charged per tool so far: those folded into tool_use, and those the log adds since. */
 export function toolCalls(sql: SqlStorage): Record<string, number> {
   const calls: Record<string, number> = {};
   const rows = sql.exec<{ tool: string; used: number }>(
     `SELECT tool, SUM(used) AS used FROM (SELECT tool, used FROM tool_use
        UNION ALL ${UNFOLDED_USES}) GROUP BY tool`,
   );
-  for (const r of rows.toArray()) {
-    calls[r.tool] = r.used;
-  }
+  for (const r of rows.toArray()) calls[r.tool] = r.used;
   return calls;
 }
 
-/** Calls charged of `tool` so far (read for a capped tool only). */
+/**
+ * Calls charged of `tool` so far, read for a capped tool's call: its folded count by its key,
+ * and its own unfolded entries summed, with no grouping of the others.
+ */
 function toolUsed(sql: SqlStorage, tool: string): number {
   return sql
     .exec<{ used: number }>(
       `SELECT COALESCE((SELECT used FROM tool_use WHERE tool = ?), 0)
-         + COALESCE((SELECT used FROM (${UNFOLDED_USES}) WHERE tool = ?), 0) AS used`,
+         + COALESCE((SELECT SUM(uses) FROM audit WHERE ${UNFOLDED} AND tool = ?), 0) AS used`,
       tool,
       tool,
     )
