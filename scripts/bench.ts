@@ -137,9 +137,8 @@ async function main(): Promise<void> {
       process.off("SIGINT", interrupted);
     }
   });
-  process.stderr.write("state on disk and on tmpfs…\n");
-  const state = await benchState(quick);
-  if (state !== null) show(tables, state);
+  process.stderr.write("state on disk and on tmpfs, tracing on and off…\n");
+  for (const t of await benchState(quick)) show(tables, t);
   const doc = [
     "# Benchmarks",
     "",

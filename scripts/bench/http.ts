@@ -355,7 +355,7 @@ function roundRatios(xs: number[], floors: number[]): number[] {
 }
 
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
-function pairedRatio(xs: number[], floors: number[]): number {
+export function pairedRatio(xs: number[], floors: number[]): number {
   return median(roundRatios(xs, floors));
 }
 
@@ -472,16 +472,35 @@ const STATE_ROWS = [
   FLOORS.one.name,
   FLOORS.two.name,
   FLOORS.three.name,
+  FLOORS.comment.name,
   "noop call (gate",
   "mutation (add_comment",
 ];
 
-/** Mean req/s of the floors' rows and the fence's noop and comment rows. */
-export async function stateRows(servers: Servers, duration: number): Promise<Map<string, number>> {
+/** A row of the state comparison: req/s and worker CPU ms per call, per round. */
+export interface StateFigures {
+  rps: number[];
+  workerCpu: number[];
+  /** The name of its floor's row, for a fence row that has one among the state rows. */
+  floor: string | null;
+}
+
+/** The floors' rows and the fence's noop and comment rows, per round. */
+export async function stateRows(
+  servers: Servers,
+  duration: number,
+): Promise<Map<string, StateFigures>> {
   const prefix = `state-${Date.now().toString(36)}`;
   await seedTickets(servers.fence, prefix);
+  await seedFloorTickets(servers.floor);
   const all = scenarios(prefix, "cache hit");
   const picked = all.filter((s) => STATE_ROWS.some((name) => s.name.startsWith(name)));
   const figures = await measureRows(servers, picked, duration);
-  return new Map(figures.map((f) => [f.scenario.name, median(f.rps)]));
+  return new Map(
+    figures.map((f) => {
+      const kind = f.scenario.floor;
+      const floor = kind === undefined ? null : FLOORS[kind].name;
+      return [f.scenario.name, { rps: f.rps, workerCpu: f.workerCpu, floor }];
+    }),
+  );
 }

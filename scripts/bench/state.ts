@@ -1,10 +1,12 @@
 /**
- * Where wrangler keeps local state: on disk (fsync reaches a real device) against tmpfs
- * (`/dev/shm`, memory). The same rows run against a fence and a floor worker on each, so a
- * reader can tell the local fsync cost from the design's: what the two share is the platform.
+ * What the local platform adds, told apart from the design's cost: where wrangler keeps local
+ * state, on disk (fsync reaches a real device) against tmpfs (`/dev/shm`, memory), and whether
+ * `wrangler dev` records a trace of every invocation (its default) or not. The same rows run
+ * against a fence and a floor worker in each setting: what the two share is the platform, and
+ * the ratio of the fence to the floor in one setting is the design's cost there.
  */
 import { existsSync } from "node:fs";
-import { ROUNDS, type Row, stateRows } from "./http.ts";
+import { median, pairedRatio, ROUNDS, type Row, type StateFigures, stateRows } from "./http.ts";
 import { withFenceAndFloor } from "./servers.ts";
 import type { Table } from "./table.ts";
 
@@ -12,34 +14,95 @@ import type { Table } from "./table.ts";
 export const DISK_STATE = ".wrangler/bench-state";
 const TMPFS = "/dev/shm";
 
-function onStorage(root: string, duration: number): Promise<Map<string, number>> {
-  return withFenceAndFloor(root, (fence, floor) =>
-    stateRows({ fence: fence.url, floor: floor.url }, duration),
+type Setting = Map<string, StateFigures>;
+
+function measured(root: string, duration: number, traced: boolean): Promise<Setting> {
+  return withFenceAndFloor(
+    root,
+    (fence, floor) => {
+      const groups = { fence: fence.group, floor: floor.group };
+      return stateRows({ fence: fence.url, floor: floor.url, groups }, duration);
+    },
+    traced,
   );
 }
 
-export async function benchState(quick: boolean): Promise<Table | null> {
-  if (!existsSync(TMPFS)) return null;
+const rps = (f: StateFigures | undefined) => Math.round(median(f?.rps ?? [Number.NaN]));
+const cpu = (f: StateFigures | undefined) => median(f?.workerCpu ?? [Number.NaN]).toFixed(2);
+
+/** A fence row's req/s over its floor's in one setting, round by round ("" for a floor row). */
+function vsFloor(setting: Setting, name: string): string {
+  const row = setting.get(name);
+  const floor = row?.floor == null ? undefined : setting.get(row.floor);
+  if (row === undefined || floor === undefined) return "";
+  return `${pairedRatio(row.rps, floor.rps).toFixed(2)}x`;
+}
+
+export async function benchState(quick: boolean): Promise<Table[]> {
+  if (!existsSync(TMPFS)) return [];
   const duration = quick ? 2 : 4;
-  const disk = await onStorage(DISK_STATE, duration);
-  const tmpfs = await onStorage(TMPFS, duration);
-  const rows: Row[] = [...disk].map(([name, rps]) => {
-    const fast = tmpfs.get(name) ?? 0;
-    return [
-      name,
-      Math.round(rps).toString(),
-      Math.round(fast).toString(),
-      `${(fast / rps).toFixed(2)}x`,
-    ];
-  });
-  return {
-    title: "Local state on disk against tmpfs",
-    note:
-      `The same rows (autocannon, 8 connections, ${ROUNDS} rounds of ${duration} s, interleaved, the median round) against a fence and a ` +
-      `floor worker whose \`--persist-to\` is on disk (${DISK_STATE}) and then on tmpfs (${TMPFS}). ` +
-      "What tmpfs gains is local fsync cost, which a deployed object does not pay the same way; " +
-      "the ratio of the fence to the floor on the same storage is the design's cost.",
-    head: ["route", "disk req/s", "tmpfs req/s", "tmpfs/disk"],
-    rows,
-  };
+  const disk = await measured(DISK_STATE, duration, true);
+  const tmpfs = await measured(TMPFS, duration, true);
+  const untraced = await measured(DISK_STATE, duration, false);
+  const stateRowsOf = (name: string): Row => [
+    name,
+    String(rps(disk.get(name))),
+    String(rps(tmpfs.get(name))),
+    `${(rps(tmpfs.get(name)) / rps(disk.get(name))).toFixed(2)}x`,
+    vsFloor(disk, name),
+    vsFloor(tmpfs, name),
+  ];
+  const tracingRowsOf = (name: string): Row => [
+    name,
+    String(rps(disk.get(name))),
+    String(rps(untraced.get(name))),
+    cpu(disk.get(name)),
+    cpu(untraced.get(name)),
+    vsFloor(disk, name),
+    vsFloor(untraced, name),
+  ];
+  const names = [...disk.keys()];
+  const rounds = `${ROUNDS} rounds of ${duration} s, interleaved, the median round`;
+  return [
+    {
+      title: "Local state on disk against tmpfs",
+      note:
+        `The same rows (autocannon, 8 connections, ${rounds}) against a fence and a floor ` +
+        `worker whose \`--persist-to\` is on disk (${DISK_STATE}) and then on tmpfs (${TMPFS}). ` +
+        "What tmpfs gains is local fsync cost, which a deployed object does not pay the same way; " +
+        "the ratio of the fence to the floor on the same storage (vs floor: the median round of " +
+        "the row over its floor's row in the same round) is the design's cost.",
+      head: [
+        "route",
+        "disk req/s",
+        "tmpfs req/s",
+        "tmpfs/disk",
+        "vs floor, disk",
+        "vs floor, tmpfs",
+      ],
+      rows: names.map(stateRowsOf),
+    },
+    {
+      title: "wrangler dev's local tracing, on and off",
+      note:
+        "`wrangler dev` records a trace of every invocation by default, into a collector it runs " +
+        "in the same workerd as the worker and its objects; `X_LOCAL_OBSERVABILITY=false` turns " +
+        "it off, and a deployed worker has no such collector beside it. The same rows " +
+        `(${rounds}) against a fence and a floor worker with it on (the disk run above, as ` +
+        "`npm run dev` and every other table of this file) and then off, state on disk. CPU: ms " +
+        "per call of the workerd that runs the worker and its objects. What turning it off saves " +
+        "a row and its floor is the collector's, not the design's; vs floor is the row's req/s " +
+        "over its floor's in the same setting.",
+      head: [
+        "route",
+        "traced req/s",
+        "untraced req/s",
+        "traced CPU ms/call",
+        "untraced CPU ms/call",
+        "vs floor, traced",
+        "vs floor, untraced",
+      ],
+      rows: names.map(tracingRowsOf),
+    },
+  ];
 }

@@ -50,6 +50,8 @@ export interface DevOptions {
   config?: string;
   /** Folder the temporary state folder is made in: the OS's by default; `/dev/shm` for tmpfs. */
   stateRoot?: string;
+  /** Environment variables for wrangler beside this process's own. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -84,7 +86,7 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   const child = spawn("node_modules/.bin/wrangler", args, {
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },
   });
   const url = `http://127.0.0.1:${port}`;
   const drop = () => rmSync(state, { recursive: true, force: true });
