@@ -14,10 +14,11 @@ export const FLOOR_CONFIG = "scripts/bench/floor/wrangler.toml";
 /**
  * `wrangler dev` records a trace of every invocation, by default, into a collector it runs in
  * the same workerd as the worker; `X_LOCAL_OBSERVABILITY=false` turns that off. A deployed
- * worker has no such collector beside it.
+ * worker has no such collector beside it. Set either way, so the caller's own environment
+ * cannot change what a row is labelled.
  */
 function tracing(traced: boolean): Record<string, string> {
-  return traced ? {} : { X_LOCAL_OBSERVABILITY: "false" };
+  return { X_LOCAL_OBSERVABILITY: traced ? "true" : "false" };
 }
 
 /** A fresh fence, its state under `root`. */
