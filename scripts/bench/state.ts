@@ -27,13 +27,15 @@ function measured(root: string, duration: number, traced: boolean): Promise<Sett
   );
 }
 
-const rps = (f: StateFigures | undefined) => Math.round(median(f?.rps ?? [Number.NaN]));
-const cpu = (f: StateFigures | undefined) => median(f?.workerCpu ?? [Number.NaN]).toFixed(2);
+/** The median round of row `name`'s req/s in one setting. */
+const rps = (setting: Setting, name: string) => median(setting.get(name)?.rps ?? [Number.NaN]);
+const cpu = (setting: Setting, name: string) =>
+  median(setting.get(name)?.workerCpu ?? [Number.NaN]).toFixed(2);
 
 /** A fence row's req/s over its floor's in one setting, round by round ("" for a floor row). */
 function vsFloor(setting: Setting, name: string): string {
   const row = setting.get(name);
-  const floor = row?.floor == null ? undefined : setting.get(row.floor);
+  const floor = row?.floor ? setting.get(row.floor) : undefined;
   if (row === undefined || floor === undefined) return "";
   return `${pairedRatio(row.rps, floor.rps).toFixed(2)}x`;
 }
@@ -46,18 +48,18 @@ export async function benchState(quick: boolean): Promise<Table[]> {
   const untraced = await measured(DISK_STATE, duration, false);
   const stateRowsOf = (name: string): Row => [
     name,
-    String(rps(disk.get(name))),
-    String(rps(tmpfs.get(name))),
-    `${(rps(tmpfs.get(name)) / rps(disk.get(name))).toFixed(2)}x`,
+    Math.round(rps(disk, name)).toString(),
+    Math.round(rps(tmpfs, name)).toString(),
+    `${(rps(tmpfs, name) / rps(disk, name)).toFixed(2)}x`,
     vsFloor(disk, name),
     vsFloor(tmpfs, name),
   ];
   const tracingRowsOf = (name: string): Row => [
     name,
-    String(rps(disk.get(name))),
-    String(rps(untraced.get(name))),
-    cpu(disk.get(name)),
-    cpu(untraced.get(name)),
+    Math.round(rps(disk, name)).toString(),
+    Math.round(rps(untraced, name)).toString(),
+    cpu(disk, name),
+    cpu(untraced, name),
     vsFloor(disk, name),
     vsFloor(untraced, name),
   ];
