@@ -23,9 +23,10 @@ import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { append, ChainTip, chainOldEntries, head } from "./audit-log.ts";
+import { chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import { type Kept, within } from "./kept.ts";
+import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import { decideProposal, rejectionDraft } from "./propose.ts";
@@ -61,13 +62,13 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
-  /** Kept between writes (kept.ts): the chain's last link, the run's row, its rare tables. */
-  private readonly tip = new ChainTip();
+  /** Kept between writes (kept.ts): of the log (log-mirror.ts), the run's row, its rare tables. */
+  private readonly mirror = new LogMirror();
   private readonly known = new KnownRun();
   private readonly rare: Kept;
   /** Every write's one storage transaction; a failed one forgets what is kept. */
   private readonly transact = <T>(f: () => T): T =>
-    within(this.ctx.storage, f, [this.tip, this.known, this.rare]);
+    within(this.ctx.storage, f, [this.mirror, this.known, this.rare]);
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
@@ -84,7 +85,7 @@ export class RunLedger extends DurableObject<Env> {
     // Synchronous, in the constructor: no request reaches the object before it is done. A
     // storage built just now holds no run and no entry, so neither is read.
     const fresh = buildRunStorage(this.sql);
-    if (fresh) this.tip.startsEmpty();
+    if (fresh) this.mirror.startsEmpty();
     const run = this.known.holds(fresh ? null : readRun(this.sql));
     chainOldEntries(this.sql, run);
     this.alarms.start(run);
@@ -99,9 +100,9 @@ export class RunLedger extends DurableObject<Env> {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) =>
-        abandonCall(this.sql, { callId, run, now }, this.logOutcome);
+        abandonCall(this.mirror.openEntry(this.sql, callId), { run, now }, this.logOutcome);
       const charged = (row: RunRow) => this.known.holds(row);
-      return decideProposal({ ledger, abandon, charged }, p, version);
+      return decideProposal({ ledger, abandon, charged, kept: this.mirror }, p, version);
     });
     // A new run's alarm first, so the call's own bound (a new key's expiry, the run's end for
     // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.
@@ -112,12 +113,12 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Close an admitted call with its outcome; the key stores it for replay. */
   settle(ref: RunRef, s: Settlement): BudgetView {
-    return this.close(ref, (run) => settleCall(this.sql, run, s, this.logOutcome));
+    return this.close(ref, (run) => settleCall(this.sql, this.mirror, run, s, this.logOutcome));
   }
 
   /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */
   withdraw(ref: RunRef, w: Withdrawal): BudgetView {
-    return this.close(ref, (run) => withdrawCall(this.sql, run, w, this.logOutcome));
+    return this.close(ref, (run) => withdrawCall(this.sql, this.mirror, run, w, this.logOutcome));
   }
 
   /** Record a call refused before the run's rules (parse or contract gate). */
@@ -293,7 +294,7 @@ export class RunLedger extends DurableObject<Env> {
    * segment arms the alarm.
    */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
-    this.appended = append(this.sql, this.tip, run, draft, of);
+    this.appended = this.mirror.append(this.sql, run, draft, of).seq;
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 }

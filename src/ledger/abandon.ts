@@ -11,7 +11,7 @@
  * (RunLedger), or the run's alarm, which rings by the run's end, or by the lease when that is
  * later (admittedWake), and is then set again by the leases still open (nextWake).
  */
-import { type EntryDraft, expiredOpen, openEntry } from "./audit-log.ts";
+import { type EntryDraft, expiredOpen } from "./audit-log.ts";
 import { keyExpiresAt, mutationKey } from "./keys.ts";
 import type { LedgerProposal } from "./protocol.ts";
 import { readRun } from "./run-row.ts";
@@ -29,13 +29,15 @@ export function abandonedEntry(open: AuditRow, run: RunRow, now: number): EntryD
   };
 }
 
-/** Close the open entry of a call whose key another call took over: its outcome is unknown. */
+/**
+ * Close `open`, the open entry of a call whose key another call took over (null: closed
+ * already): its outcome is unknown.
+ */
 export function abandonCall(
-  sql: SqlStorage,
-  c: { callId: string; run: RunRow; now: number },
+  open: AuditRow | null,
+  c: { run: RunRow; now: number },
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
 ): void {
-  const open = openEntry(sql, c.callId);
   if (open !== null) log(abandonedEntry(open, c.run, c.now), c.run, open.seq);
 }
 

@@ -94,14 +94,14 @@ export const AUDIT_COLUMNS = [
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})
   VALUES (${AUDIT_COLUMNS.map(() => "?").join(", ")})`;
 
-/** Append one entry after `tip`, `of` the entry it settles (or null); returns its seq. */
+/** Append one entry after `tip`, `of` the entry it settles (or null); returns it as stored. */
 export function append(
   sql: SqlStorage,
   tip: ChainTip,
   run: RunRow,
   draft: EntryDraft,
   of: number | null,
-): number {
+): AuditRow {
   const last = tip.of(sql, run);
   const row: AuditRow = {
     ...draft,
@@ -116,7 +116,7 @@ export function append(
   // The open calls follow in the insert's own trigger (audit-triggers.ts).
   if (row.seq % FOLD_EVERY === 0) foldCounts(sql);
   tip.moved({ seq: row.seq, hash: row.hash });
-  return row.seq;
+  return row;
 }
 
 /** The open (pending, unsettled) entry of a call, or null. */

@@ -10,6 +10,7 @@ import { FENCE } from "../fence.ts";
 import { approvalStep } from "./approval-step.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
+import type { LogMirror } from "./log-mirror.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
@@ -24,6 +25,8 @@ export interface ProposeScope {
   abandon: (callId: string, run: RunRow) => void;
   /** The run's row as a charge left it. */
   charged: (run: RunRow) => void;
+  /** What the object keeps of its log: the tools' uses, for their per-run caps. */
+  kept: LogMirror;
 }
 
 /** The entry of a refused call: its decision, reason and status from the decision table. */
@@ -56,7 +59,9 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   // itself also comes with its outcome, but it did run.)
   const reaches = p.outcome?.decision !== "cached";
   const rule = targetRuleOf(FENCE, p.tool);
-  const caps = reaches ? callCaps(sql, limits, p.tool, rule, p.target) : UNCAPPED;
+  const caps = reaches
+    ? callCaps(sql, (t) => s.kept.toolUsed(sql, t), limits, p.tool, rule, p.target)
+    : UNCAPPED;
   const decision = admit(runState(run, limits), stored, { ...p, key, now }, caps);
   const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
   if (decision.kind === "refuse") {

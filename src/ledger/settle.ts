@@ -3,16 +3,19 @@
  * is a second entry naming the open one, and the call's key stores the answer for replay.
  */
 import { outcomeBase } from "./abandon.ts";
-import { type EntryDraft, openEntry } from "./audit-log.ts";
+import type { EntryDraft } from "./audit-log.ts";
+import type { LogMirror } from "./log-mirror.ts";
 import type { Settlement } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
 /**
- * Settle the call with `log` (the ledger's append of an outcome); nothing if it is closed.
+ * Settle the call with `log` (the ledger's append of an outcome), its open entry found through
+ * `kept`; nothing if it is closed.
  * Returns the run's row, which settling does not change.
  */
 export function settleCall(
   sql: SqlStorage,
+  kept: LogMirror,
   run: RunRow,
   s: Settlement,
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
@@ -20,7 +23,7 @@ export function settleCall(
   const { outcome } = s;
   // Only an open entry is settled: one the alarm already closed as abandoned stays so,
   // and its key is left to the retry it was handed to.
-  const open = openEntry(sql, s.callId);
+  const open = kept.openEntry(sql, s.callId);
   if (open === null) return run;
   log(
     {

@@ -10,21 +10,22 @@ import type { TargetRule } from "../core/policy.ts";
 import { UNFOLDED, UNFOLDED_USES } from "./audit-log.ts";
 
 /**
- * What the run has used of the caps binding one call: its tool's per-run cap and the
- * per-target cap. A tenant-wide target rule is also counted per run here (the run's
+ * What the run has used of the caps binding one call: its tool's per-run cap (its uses by
+ * `used`) and the per-target cap. A tenant-wide target rule is also counted per run here (the run's
  * share can never exceed the tenant's); the TenantLedger holds the tenant-wide count.
  */
 export function callCaps(
   sql: SqlStorage,
+  used: (tool: string) => number,
   limits: RunLimits,
   tool: string,
   rule: TargetRule | null,
   target: string | null,
 ): CallCaps {
   const toolMax = limits.tool_caps[tool];
-  const toolCap = toolMax === undefined ? null : { used: toolUsed(sql, tool), max: toolMax };
+  const toolCap = toolMax === undefined ? null : { used: used(tool), max: toolMax };
   if (rule === null || target === null) return { tool: toolCap, target: null };
-  const used =
+  const onTarget =
     sql
       .exec<{ used: number }>(
         "SELECT used FROM target_use WHERE tool = ? AND target = ?",
@@ -32,7 +33,8 @@ export function callCaps(
         target,
       )
       .toArray()[0]?.used ?? 0;
-  return { tool: toolCap, target: { used, max: rule.max, arg: rule.arg, value: target } };
+  const targetCap = { used: onTarget, max: rule.max, arg: rule.arg, value: target };
+  return { tool: toolCap, target: targetCap };
 }
 
 /**
@@ -78,10 +80,10 @@ export function toolCalls(sql: SqlStorage): Record<string, number> {
 }
 
 /**
- * Calls charged of `tool` so far, read for a capped tool's call: its folded count by its key,
- * and its own unfolded entries summed, with no grouping of the others.
+ * Calls charged of `tool` so far, read for a capped tool's call (then kept: log-mirror.ts): its
+ * folded count by its key, and its own unfolded entries summed, with no grouping of the others.
  */
-function toolUsed(sql: SqlStorage, tool: string): number {
+export function toolUsed(sql: SqlStorage, tool: string): number {
   return sql
     .exec<{ used: number }>(
       `SELECT COALESCE((SELECT used FROM tool_use WHERE tool = ?), 0)

@@ -47,7 +47,7 @@ async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen:
         lease_expires_at: lease ?? null,
         uses: decision === "pending" ? 1 : null,
       };
-      return append(sql, tip, row, draft, of);
+      return append(sql, tip, row, draft, of).seq;
     };
     return use({ storage, sql, tip, add });
   });

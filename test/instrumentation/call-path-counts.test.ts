@@ -120,10 +120,11 @@ describe("what each path waits on before its answer", () => {
     });
     expect(m.before.transactions).toBe(2);
     // Propose: the run's row (created, charged), the tool's uses read against its cap, the
-    // pending entry (which counts the use). Settle: the open entry and the outcome's entry.
+    // pending entry (which counts the use). Settle: the outcome's entry; the open entry it
+    // closes is the one the object appended, kept (log-mirror.ts), not read back.
     // Rows: the run's row twice, the entry and its open call, the outcome and the open call
     // it closes.
-    expect(m.before.statements).toBe(6);
+    expect(m.before.statements).toBe(5);
     expect(m.before.rowsWritten).toBe(6);
   });
 
@@ -136,9 +137,9 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's six, and the idempotency key: looked up and stored at propose,
+    // The read miss's five, and the idempotency key: looked up and stored at propose,
     // updated with the answer at settle.
-    expect(m.before.statements).toBe(9);
+    expect(m.before.statements).toBe(8);
     expect(m.before.rowsWritten).toBe(9);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
@@ -149,6 +150,10 @@ describe("what each path waits on before its answer", () => {
     const next = await measure(count, run, again);
     expect(next.status).toBe(200);
     expect(next.after.alarms).toEqual([]);
+    // The run's second call: the run's row and the tool's uses are kept from the first, so
+    // propose looks up the key, charges the run, stores the key and appends; settle appends
+    // and stores the answer.
+    expect(next.before.statements).toBe(6);
   });
 
   it("a mutation under a tenant-wide target rule: one claim step on the target's own object, beside the run's", async () => {
@@ -169,10 +174,10 @@ describe("what each path waits on before its answer", () => {
     expect(m.after.claim).toEqual(["claim"]);
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's nine with the target's use count (read against its cap,
+    // In the run, add_comment's eight with the target's use count (read against its cap,
     // counted) where add_comment reads the tool's; in the claim object, the target's claims
     // read and this one inserted.
-    expect(m.after.statements).toBe(12);
+    expect(m.after.statements).toBe(11);
     expect(m.after.rowsWritten).toBe(12);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
