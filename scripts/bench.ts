@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick]`: what the fence costs, as figures, never as assertions.
  * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
  * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
- * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and its floor.
+ * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
+ * beside their floors.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";

@@ -166,13 +166,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
     {
       name: "mutation (add_comment: 2 ledger steps + tickets object)",
       server: "fence",
-      request: rotating(`${prefix}-com`, 3, (i) =>
-        JSON.stringify({
-          tool: "add_comment",
-          args: { ticket_id: ticketOf(prefix, i % COMMENTED_TICKETS), body: "seen" },
-          idempotency_key: `k-bench-${prefix}-c${i}`,
-        }),
-      ),
+      request: commentRequest(prefix, `${prefix}-com`),
       floor: "comment",
       target: 0.85,
     },
@@ -214,19 +208,33 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
   ];
 }
 
+/**
+ * An `add_comment` on the tickets `seedTickets(url, prefix)` created, each with a key of its own,
+ * in runs of `runs` rotated every 3 calls (the policy's mutation cap).
+ */
+export function commentRequest(prefix: string, runs: string): autocannon.Request {
+  return rotating(runs, 3, (i) =>
+    JSON.stringify({
+      tool: "add_comment",
+      args: { ticket_id: ticketOf(prefix, i % COMMENTED_TICKETS), body: "seen" },
+      idempotency_key: `k-bench-${runs}-c${i}`,
+    }),
+  );
+}
+
 function ticketOf(prefix: string, n: number): string {
   return `C-${prefix}-${n}`;
 }
 
 /** Create the tickets the floor's comment route writes to. */
-async function seedFloorTickets(url: string): Promise<void> {
+export async function seedFloorTickets(url: string): Promise<void> {
   const response = await fetch(`${url}/seed`, { method: "POST" });
   if (response.status !== 200)
     throw new Error(`seeding the floor's tickets: HTTP ${response.status}`);
 }
 
 /** Create the tickets the comment row writes to (three per run: the policy's mutation cap). */
-async function seedTickets(url: string, prefix: string): Promise<void> {
+export async function seedTickets(url: string, prefix: string): Promise<void> {
   for (let n = 0; n < COMMENTED_TICKETS; n++) {
     const response = await fetch(`${url}/v1/runs/${prefix}-seed-${Math.floor(n / 3)}/calls`, {
       method: "POST",

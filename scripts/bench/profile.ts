@@ -2,12 +2,21 @@
  * `npm run bench -- --profile`: where a call's time goes inside the workerd that runs the code,
  * read from V8's sampling profiler over the inspector `wrangler dev` opens. That workerd runs
  * the worker and its Durable Objects on one thread, SQLite included, so its busy time per call
- * is what req/s follows under load. The fence's `noop` row and the one-insert floor's are
- * profiled under the same load, alternated over rounds; printed, not written to BENCHMARKS.md.
+ * is what req/s follows under load. The fence's `noop` and `add_comment` rows and their floors'
+ * (one insert; two steps around the tickets service) are profiled under the same load,
+ * alternated over rounds; printed, not written to BENCHMARKS.md.
  */
 import autocannon from "autocannon";
 import type { DevServer } from "../lib/dev-server.ts";
-import { floorRequest, median, NOOP, rotating } from "./http.ts";
+import {
+  commentRequest,
+  floorRequest,
+  median,
+  NOOP,
+  rotating,
+  seedFloorTickets,
+  seedTickets,
+} from "./http.ts";
 import type { Table } from "./table.ts";
 
 /** A node of a V8 CPU profile (the inspector's `Profiler.Profile`). */
@@ -187,7 +196,10 @@ function topFunctions(p: Profiled, n: number): [string, number, number][] {
     .map(([fn, t]) => [fn, t.us / 1000 / p.calls, t.us / t.samples]);
 }
 
-/** Rounds of profiles of the `noop` and the one-insert floor, alternated: two tables. */
+/**
+ * Rounds of profiles of the `noop` beside the one-insert floor and of `add_comment` beside the
+ * comment floor, alternated: two tables.
+ */
 export async function benchProfile(
   servers: { fence: DevServer; floor: DevServer },
   quick: boolean,
@@ -195,12 +207,27 @@ export async function benchProfile(
   const seconds = quick ? 3 : 8;
   const rounds = quick ? 1 : 3;
   const prefix = `profile-${Date.now().toString(36)}`;
+  await seedTickets(servers.fence.url, prefix);
+  await seedFloorTickets(servers.floor.url);
+  // Each fence row right after its floor; `floor` is the index of a row's floor.
   const rows = [
     { name: "floor: one insert", server: servers.floor, request: floorRequest(prefix, "one") },
     {
       name: "noop call",
       server: servers.fence,
       request: rotating(`${prefix}-noop`, 20, () => NOOP),
+      floor: 0,
+    },
+    {
+      name: "floor: comment",
+      server: servers.floor,
+      request: floorRequest(`${prefix}-fc`, "comment"),
+    },
+    {
+      name: "add_comment",
+      server: servers.fence,
+      request: commentRequest(prefix, `${prefix}-com`),
+      floor: 2,
     },
   ];
   const profiled: Profiled[] = rows.map((r) => ({
@@ -210,7 +237,8 @@ export async function benchProfile(
     self: new Map(),
   }));
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    const order = rows.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
     for (const i of order) {
       const row = rows[i];
       const into = profiled[i];
@@ -223,7 +251,10 @@ export async function benchProfile(
       add(into.self, self);
     }
   }
-  const floorBusy = median(profiled[0]?.busy ?? []);
+  const floorBusy = (i: number) => {
+    const floor = rows[i]?.floor;
+    return floor === undefined ? Number.NaN : median(profiled[floor]?.busy ?? []);
+  };
   const perCall = (p: Profiled, keep: (fn: string) => boolean) =>
     total(p.self, keep).us / 1000 / p.calls;
   const usPerSample = (p: Profiled) => {
@@ -249,13 +280,13 @@ export async function benchProfile(
       "busy vs floor",
       "busy µs/sample",
     ],
-    rows: profiled.map((p) => [
+    rows: profiled.map((p, i) => [
       p.name,
       String(p.calls),
       `${median(p.busy).toFixed(2)} (${p.busy.map((b) => b.toFixed(2)).join(", ")})`,
       perCall(p, (fn) => OVERHEAD.has(fn)).toFixed(2),
       perCall(p, (fn) => fn === IDLE).toFixed(2),
-      `${(median(p.busy) / floorBusy).toFixed(2)}x`,
+      vsFloor(median(p.busy) / floorBusy(i)),
       usPerSample(p).toFixed(0),
     ]),
   };
@@ -280,4 +311,9 @@ export async function benchProfile(
     ),
   };
   return [busy, functions];
+}
+
+/** A ratio to the row's floor, or nothing for a floor's own row. */
+function vsFloor(ratio: number): string {
+  return Number.isNaN(ratio) ? "" : `${ratio.toFixed(2)}x`;
 }
