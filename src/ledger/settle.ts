@@ -10,8 +10,7 @@ import type { RunRow } from "./views.ts";
 
 /**
  * Settle the call with `log` (the ledger's append of an outcome), its open entry found through
- * `kept`; nothing if it is closed.
- * Returns the run's row, which settling does not change.
+ * `kept`; nothing if it is closed. Returns the run's row, which settling does not change.
  */
 export function settleCall(
   sql: SqlStorage,

@@ -11,8 +11,8 @@ import { UNFOLDED, UNFOLDED_USES } from "./audit-log.ts";
 
 /**
  * What the run has used of the caps binding one call: its tool's per-run cap (its uses by
- * `used`) and the per-target cap. A tenant-wide target rule is also counted per run here (the run's
- * share can never exceed the tenant's); the TenantLedger holds the tenant-wide count.
+ * `used`) and the per-target cap. A tenant-wide target rule is also counted per run here (the
+ * run's share can never exceed the tenant's); the TenantLedger holds the tenant-wide count.
  */
 export function callCaps(
   sql: SqlStorage,
