@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
 import { benchChain } from "./bench/chain.ts";
+import { benchCritical } from "./bench/critical.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp } from "./bench/http.ts";
@@ -131,7 +132,10 @@ async function main(): Promise<void> {
     try {
       process.stderr.write("end to end…\n");
       const groups = { fence: dev.group, floor: floor.group };
-      show(tables, await benchHttp({ fence: dev.url, floor: floor.url, groups }, quick));
+      const servers = { fence: dev.url, floor: floor.url, groups };
+      show(tables, await benchHttp(servers, quick));
+      process.stderr.write("one connection…\n");
+      show(tables, await benchCritical(servers, quick));
       process.stderr.write("growth…\n");
       show(tables, await benchGrowth(dev.url, growth, quick));
     } finally {

@@ -309,11 +309,15 @@ export interface Servers {
   groups?: { fence: number | null; floor: number | null };
 }
 
-/** Run `list` against `servers`, interleaved, for `duration` s per row and round. */
+/**
+ * Run `list` against `servers`, interleaved, for `duration` s per row and round, over
+ * `connections` connections.
+ */
 export async function measureRows(
   servers: Servers,
   list: Scenario[],
   duration: number,
+  connections = CONNECTIONS,
 ): Promise<Figures[]> {
   const figures: Figures[] = list.map((scenario) => ({
     scenario,
@@ -335,7 +339,7 @@ export async function measureRows(
       const before = group === null ? null : readCpu(group, port);
       const r = await autocannon({
         url,
-        connections: CONNECTIONS,
+        connections,
         duration,
         requests: [f.scenario.request],
       });
@@ -511,4 +515,36 @@ export async function stateRows(
       return [f.scenario.name, { rps: f.rps, workerCpu: f.workerCpu, floor }];
     }),
   );
+}
+
+/** The rows of the one-connection table (each the start of a row's name). */
+const CRITICAL_ROWS = ["noop call (gate", "mutation (add_comment", "mutation (create_ticket"];
+
+/** A row measured over one connection beside its floor: req/s per round of each. */
+export interface CriticalFigures {
+  name: string;
+  floor: string;
+  rps: number[];
+  floorRps: number[];
+}
+
+/**
+ * The `noop` and both mutations, each beside its floor, over one connection: a call waits for
+ * nothing but its own steps, so a step run beside another (the claim beside `propose`) costs no
+ * time here unless it is on the path the answer waits for.
+ */
+export async function criticalRows(servers: Servers, duration: number): Promise<CriticalFigures[]> {
+  const prefix = `critical-${Date.now().toString(36)}`;
+  await seedTickets(servers.fence, prefix);
+  await seedFloorTickets(servers.floor);
+  const all = scenarios(prefix, "cache hit");
+  const picked = all.filter((s) => CRITICAL_ROWS.some((name) => s.name.startsWith(name)));
+  const { rows, pairs } = withPairedFloors(picked, prefix);
+  const figures = await measureRows(servers, rows, duration, 1);
+  return [...pairs].flatMap(([row, floor]) => {
+    const [f, g] = [figures[row], figures[floor]];
+    const kind = f?.scenario.floor;
+    if (f === undefined || g === undefined || kind === undefined) return [];
+    return [{ name: f.scenario.name, floor: FLOORS[kind].name, rps: f.rps, floorRps: g.rps }];
+  });
 }
