@@ -3,9 +3,11 @@
  * Under the end-to-end table's 8 connections the worker's thread is the bottleneck, so req/s
  * follows CPU, and a step run beside another (a `create_ticket`'s claim beside its `propose`)
  * costs throughput like a serial one. One request at a time, a call's time is the steps its
- * answer waits for, one after another: a step beside another costs time only if it is the longer.
+ * answer waits for, one after another. A step beside another costs no time only where the two
+ * run on different threads: `wrangler dev` runs the worker and all its objects on one, so
+ * there they still take turns (docs/proof.md).
  */
-import { type CriticalFigures, criticalRows, median, pairedRatio, type Servers } from "./http.ts";
+import { type CriticalFigures, criticalRows, median, roundRatios, type Servers } from "./http.ts";
 import type { Table } from "./table.ts";
 
 /** Milliseconds per call over one connection: the inverse of its req/s. */
@@ -14,13 +16,13 @@ function msPerCall(rps: number[]): string {
 }
 
 function row(f: CriticalFigures): string[] {
-  const rounds = f.rps.map((x, r) => x / (f.floorRps[r] ?? Number.NaN));
+  const rounds = roundRatios(f.rps, f.floorRps);
   return [
     f.name,
     msPerCall(f.rps),
     f.floor,
     msPerCall(f.floorRps),
-    `${pairedRatio(f.rps, f.floorRps).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`,
+    `${median(rounds).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`,
   ];
 }
 
@@ -35,7 +37,9 @@ export async function benchCritical(servers: Servers, quick: boolean): Promise<T
       "the median round's req/s, the mean time of a call from request to answer. vs floor: the " +
       "fence's req/s over its floor's, the median of the rounds' ratios (each round's in brackets), " +
       "as in the end-to-end table. `create_ticket` asks its target's claim object and its run at " +
-      "the same time; the ticket floor has no claim. The targets are the end-to-end table's.",
+      "the same time; the ticket floor has no claim. `wrangler dev` runs the worker and all its " +
+      "objects on one thread, so steps asked at the same time still take turns on it. The targets " +
+      "are the end-to-end table's.",
     head: ["route", "ms per call", "floor", "floor ms per call", "vs floor"],
     rows: figures.map(row),
   };

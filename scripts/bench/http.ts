@@ -362,7 +362,7 @@ export async function measureRows(
 }
 
 /** Each round's figure of a row over its paired floor's in the same round. */
-function roundRatios(xs: number[], floors: number[]): number[] {
+export function roundRatios(xs: number[], floors: number[]): number[] {
   return xs.map((x, r) => x / (floors[r] ?? Number.NaN));
 }
 
