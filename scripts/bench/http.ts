@@ -497,16 +497,28 @@ export interface StateFigures {
   floor: string | null;
 }
 
+/**
+ * The scenarios whose names start with one of `names`, their runs named after `prefix`, with
+ * the tickets their comment rows write to created on both servers first.
+ */
+async function seededScenarios(
+  servers: Servers,
+  prefix: string,
+  names: readonly string[],
+): Promise<Scenario[]> {
+  await seedTickets(servers.fence, prefix);
+  await seedFloorTickets(servers.floor);
+  const all = scenarios(prefix, "cache hit");
+  return all.filter((s) => names.some((name) => s.name.startsWith(name)));
+}
+
 /** The floors' rows and the fence's noop and comment rows, per round. */
 export async function stateRows(
   servers: Servers,
   duration: number,
 ): Promise<Map<string, StateFigures>> {
   const prefix = `state-${Date.now().toString(36)}`;
-  await seedTickets(servers.fence, prefix);
-  await seedFloorTickets(servers.floor);
-  const all = scenarios(prefix, "cache hit");
-  const picked = all.filter((s) => STATE_ROWS.some((name) => s.name.startsWith(name)));
+  const picked = await seededScenarios(servers, prefix, STATE_ROWS);
   const figures = await measureRows(servers, picked, duration);
   return new Map(
     figures.map((f) => {
@@ -530,15 +542,12 @@ export interface CriticalFigures {
 
 /**
  * The `noop` and both mutations, each beside its floor, over one connection: a call waits for
- * nothing but its own steps, so a step run beside another (the claim beside `propose`) costs no
- * time here unless it is on the path the answer waits for.
+ * its own steps only, one after another (critical.ts says what one thread does to steps asked
+ * at the same time).
  */
 export async function criticalRows(servers: Servers, duration: number): Promise<CriticalFigures[]> {
   const prefix = `critical-${Date.now().toString(36)}`;
-  await seedTickets(servers.fence, prefix);
-  await seedFloorTickets(servers.floor);
-  const all = scenarios(prefix, "cache hit");
-  const picked = all.filter((s) => CRITICAL_ROWS.some((name) => s.name.startsWith(name)));
+  const picked = await seededScenarios(servers, prefix, CRITICAL_ROWS);
   const { rows, pairs } = withPairedFloors(picked, prefix);
   const figures = await measureRows(servers, rows, duration, 1);
   return [...pairs].flatMap(([row, floor]) => {
