@@ -1,4 +1,3 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
   append,
@@ -11,14 +10,11 @@ import { trimArchived } from "../../src/ledger/audit-trim.ts";
 import { FRESH_RUN_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import { within } from "../../src/ledger/kept.ts";
 import { toolCalls } from "../../src/ledger/usage.ts";
-import type { RunRow } from "../../src/ledger/views.ts";
-import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
-import { firstDraft } from "./entries.ts";
+import { verifyAudit } from "../helpers.ts";
+import { firstDraft, type InRun, withOneEntry } from "./entries.ts";
 
 /** What a test appends with, inside the run's object. */
-interface Appender {
-  storage: DurableObjectStorage;
-  sql: SqlStorage;
+interface Appender extends Omit<InRun, "row"> {
   tip: ChainTip;
   /**
    * Append a copy of the run's first entry as call `callId` with `decision`, `of` an entry; a
@@ -31,13 +27,8 @@ interface Appender {
  * A run with one real entry (a noop), then `use` inside its object with a fresh tip and an
  * append of copies of that entry, each in its own transaction.
  */
-async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen: T }> {
-  const run = newRun("tip");
-  expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
-  const seen = await runInDurableObject(runLedger(run), (_i, state) => {
-    const { storage } = state;
-    const sql = storage.sql;
-    const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen: T }> {
+  return withOneEntry("tip", ({ storage, sql, row }) => {
     const tip = new ChainTip();
     const add: Appender["add"] = (callId, decision, of = null, lease) => {
       const draft = {
@@ -51,7 +42,6 @@ async function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen:
     };
     return use({ storage, sql, tip, add });
   });
-  return { run, seen };
 }
 
 describe("the chain's tip kept between appends", () => {

@@ -1,5 +1,8 @@
+import { runInDurableObject } from "cloudflare:test";
+import { expect } from "vitest";
 import type { EntryDraft } from "../../src/ledger/audit-log.ts";
-import type { AuditRow } from "../../src/ledger/views.ts";
+import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
+import { newRun, propose, runLedger } from "../helpers.ts";
 
 /**
  * The run's first entry as a draft a test can append copies of through the ledger's own
@@ -9,4 +12,30 @@ export function firstDraft(sql: SqlStorage): EntryDraft {
   const first = sql.exec<AuditRow>("SELECT * FROM audit WHERE seq = 1").one();
   const { seq: _s, at: _a, of: _o, prev: _p, hash: _h, ...draft } = first;
   return draft as unknown as EntryDraft;
+}
+
+/** Inside a run's object: its storage and its run's row. */
+export interface InRun {
+  storage: DurableObjectStorage;
+  sql: SqlStorage;
+  row: RunRow;
+}
+
+/**
+ * A new run (its id starting with `label`) whose log holds one real entry, a `noop`; then `use`
+ * inside its object.
+ */
+export async function withOneEntry<T>(
+  label: string,
+  use: (r: InRun) => T,
+): Promise<{ run: string; seen: T }> {
+  const run = newRun(label);
+  expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
+  const seen = await runInDurableObject(runLedger(run), (_i, state) => {
+    const { storage } = state;
+    const sql = storage.sql;
+    const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+    return use({ storage, sql, row });
+  });
+  return { run, seen };
 }

@@ -1,29 +1,21 @@
-import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { FOLD_EVERY, openEntry } from "../../src/ledger/audit-log.ts";
 import { within } from "../../src/ledger/kept.ts";
 import { LogMirror } from "../../src/ledger/log-mirror.ts";
 import { toolUsed } from "../../src/ledger/usage.ts";
-import type { RunRow } from "../../src/ledger/views.ts";
-import { newRun, propose, runLedger, verifyAudit } from "../helpers.ts";
-import { firstDraft } from "./entries.ts";
+import { verifyAudit } from "../helpers.ts";
+import { firstDraft, type InRun, withOneEntry } from "./entries.ts";
 
 /** What a test appends with: a fresh mirror over a run whose log holds one noop entry. */
-interface Mirrored {
-  storage: DurableObjectStorage;
-  sql: SqlStorage;
+interface Mirrored extends InRun {
   mirror: LogMirror;
   /** Append, in its own transaction, a copy of the first entry as `callId` with `decision`. */
   add: (callId: string, decision: string, of?: number | null, tool?: string) => number;
 }
 
-async function withMirror<T>(use: (m: Mirrored) => T): Promise<{ run: string; seen: T }> {
-  const run = newRun("mirror");
-  expect((await propose(run, { tool: "noop", args: {} })).status).toBe(200);
-  const seen = await runInDurableObject(runLedger(run), (_i, state) => {
-    const { storage } = state;
-    const sql = storage.sql;
-    const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
+function withMirror<T>(use: (m: Mirrored) => T): Promise<{ run: string; seen: T }> {
+  return withOneEntry("mirror", (r) => {
+    const { storage, sql, row } = r;
     const mirror = new LogMirror();
     const add: Mirrored["add"] = (callId, decision, of = null, tool = "noop") => {
       const draft = {
@@ -36,9 +28,8 @@ async function withMirror<T>(use: (m: Mirrored) => T): Promise<{ run: string; se
       };
       return within(storage, () => mirror.append(sql, row, draft, of).seq, [mirror]);
     };
-    return use({ storage, sql, mirror, add });
+    return use({ ...r, mirror, add });
   });
-  return { run, seen };
 }
 
 describe("what the RunLedger keeps of its log", () => {
@@ -58,12 +49,12 @@ describe("what the RunLedger keeps of its log", () => {
   });
 
   it("reads an open entry it did not append from the log", async () => {
-    const { seen } = await withMirror(({ storage, sql, mirror, add }) => {
+    const { seen } = await withMirror(({ storage, sql, row, mirror, add }) => {
       const seq = add("c1", "pending");
       // Another instance of the object (before an eviction) appended it: this one starts empty.
       const fresh = new LogMirror();
       const found = fresh.openEntry(sql, "c1");
-      within(storage, () => mirror.append(sql, readRow(sql), closing(sql), seq), [mirror]);
+      within(storage, () => mirror.append(sql, row, closing(sql), seq), [mirror]);
       return { found: found?.seq, after: fresh.openEntry(sql, "c1") };
     });
     expect(seen.found).toBeGreaterThan(1);
@@ -90,9 +81,8 @@ describe("what the RunLedger keeps of its log", () => {
   });
 
   it("forgets what a failed transaction appended: its entries were rolled back", async () => {
-    const { run, seen } = await withMirror(({ storage, sql, mirror, add }) => {
+    const { run, seen } = await withMirror(({ storage, sql, row, mirror, add }) => {
       const before = mirror.toolUsed(sql, "noop");
-      const row = readRow(sql);
       const draft = { ...firstDraft(sql), call_id: "gone", decision: "pending", uses: 1 };
       const failing = () =>
         within(storage, () => {
@@ -116,10 +106,6 @@ describe("what the RunLedger keeps of its log", () => {
     expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
   });
 });
-
-function readRow(sql: SqlStorage): RunRow {
-  return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
-}
 
 /** An outcome draft for the open entry of call c1. */
 function closing(sql: SqlStorage) {
