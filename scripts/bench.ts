@@ -13,6 +13,7 @@ import { benchCritical } from "./bench/critical.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchHttp } from "./bench/http.ts";
+import { benchKeyed } from "./bench/keyed.ts";
 import { benchProfile } from "./bench/profile.ts";
 import { benchScale } from "./bench/scale.ts";
 import { startFence, withFenceAndFloor } from "./bench/servers.ts";
@@ -136,6 +137,8 @@ async function main(): Promise<void> {
       show(tables, await benchHttp(servers, quick));
       process.stderr.write("one connection…\n");
       show(tables, await benchCritical(servers, quick));
+      process.stderr.write("mutations against keyed floors…\n");
+      show(tables, await benchKeyed(servers, quick));
       process.stderr.write("growth…\n");
       show(tables, await benchGrowth(dev.url, growth, quick));
     } finally {

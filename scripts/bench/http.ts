@@ -33,7 +33,22 @@ const FLOORS = {
     label: "comment-step",
     calls: 3,
   },
+  // The two above keeping an idempotency key as well: their own table (keyed.ts), not the
+  // end-to-end one's floors.
+  "ticket-keyed": {
+    name: "floor: the ticket floor keeping an idempotency key (taken before, its answer stored after)",
+    label: "keyed ticket-step",
+    calls: 3,
+  },
+  "comment-keyed": {
+    name: "floor: the comment floor keeping an idempotency key (taken before, its answer stored after)",
+    label: "keyed comment-step",
+    calls: 3,
+  },
 } as const;
+
+/** The floors that keep an idempotency key: each request sends one of its own. */
+const KEYED: ReadonlySet<string> = new Set(["ticket-keyed", "comment-keyed"]);
 
 /** Which floor a path is held against. */
 type FloorKind = keyof typeof FLOORS;
@@ -95,20 +110,29 @@ export function floorRequest(
   callsPerRun: number = FLOORS[kind].calls,
 ): autocannon.Request {
   let i = 0;
+  const headers = { "Content-Type": "application/json" };
+  const keyed = KEYED.has(kind);
   return {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
-    setupRequest: (req) => ({
-      ...req,
-      path: `/${kind}/${prefix}-${Math.floor(i++ / callsPerRun)}`,
-      body: NOOP,
-    }),
+    headers,
+    setupRequest: (req) => {
+      const n = i++;
+      const path = `/${kind}/${prefix}-${Math.floor(n / callsPerRun)}`;
+      if (!keyed) return { ...req, path, body: NOOP };
+      return {
+        ...req,
+        path,
+        body: NOOP,
+        headers: { ...headers, "Idempotency-Key": `k-${prefix}-${n}` },
+      };
+    },
   };
 }
 
-/** The floor worker's rows, one per route. */
+/** The floor worker's rows, one per route but the keyed ones. */
 function floorScenarios(prefix: string): Scenario[] {
-  return (Object.keys(FLOORS) as FloorKind[]).map((kind) => ({
+  const kinds = (Object.keys(FLOORS) as FloorKind[]).filter((kind) => !KEYED.has(kind));
+  return kinds.map((kind) => ({
     name: FLOORS[kind].name,
     server: "floor",
     request: floorRequest(`${prefix}-${kind}`, kind),
@@ -555,5 +579,46 @@ export async function criticalRows(servers: Servers, duration: number): Promise<
     const kind = f?.scenario.floor;
     if (f === undefined || g === undefined || kind === undefined) return [];
     return [{ name: f.scenario.name, floor: FLOORS[kind].name, rps: f.rps, floorRps: g.rps }];
+  });
+}
+
+/** Each mutation's floor and that floor keeping an idempotency key. */
+const KEYED_FLOOR: Partial<Record<FloorKind, FloorKind>> = {
+  comment: "comment-keyed",
+  ticket: "ticket-keyed",
+};
+
+/** A row's req/s and its worker's CPU ms per call, per round. */
+export type Measured = Pick<Figures, "rps" | "workerCpu">;
+
+/** A mutation measured beside its floor keeping a key, and beside its floor as it is. */
+export interface KeyedFigures {
+  name: string;
+  fence: Measured;
+  keyedFloor: Measured;
+  floor: Measured;
+}
+
+/**
+ * Both mutations, each after its end-to-end floor and right beside that floor keeping an
+ * idempotency key, under the end-to-end table's load: what the key costs the least design that
+ * keeps it, and the fence against that.
+ */
+export async function keyedRows(servers: Servers, duration: number): Promise<KeyedFigures[]> {
+  const prefix = `keyed-${Date.now().toString(36)}`;
+  const picked = await seededScenarios(servers, prefix, ["mutation ("]);
+  const list = picked.flatMap((s): Scenario[] => {
+    const keyed = s.floor === undefined ? undefined : KEYED_FLOOR[s.floor];
+    if (s.floor === undefined || keyed === undefined) return [];
+    const request = floorRequest(`${prefix}-${s.floor}`, s.floor);
+    const plain: Scenario = { name: FLOORS[s.floor].name, server: "floor", request };
+    return [plain, { ...s, floor: keyed, target: undefined }];
+  });
+  const { rows, pairs } = withPairedFloors(list, prefix);
+  const figures = await measureRows(servers, rows, duration);
+  return [...pairs].flatMap(([row, keyed]) => {
+    const [fence, keyedFloor, floor] = [figures[row], figures[keyed], figures[keyed - 1]];
+    if (fence === undefined || keyedFloor === undefined || floor === undefined) return [];
+    return [{ name: fence.scenario.name, fence, keyedFloor, floor }];
   });
 }

@@ -9,7 +9,11 @@
  * object); `POST /ticket/{run}` puts the demo tickets service itself between the two steps,
  * sent what the fence sends it for a `create_ticket`: the floor of that mutation with its real
  * upstream; `POST /comment/{run}` does the same for an `add_comment`, on tickets `POST /seed`
- * creates first; `GET /healthz` writes nothing.
+ * creates first; `POST /ticket-keyed/{run}` and `POST /comment-keyed/{run}` are those two
+ * routes keeping the request's `Idempotency-Key` as well, the least a mutation's retry needs:
+ * the key taken in the first step's transaction (a key taken before answers what is stored
+ * under it, and nothing is sent upstream), the upstream's answer stored under it in the
+ * second's; `GET /healthz` writes nothing.
  */
 import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 
@@ -37,18 +41,59 @@ export class FloorLedger extends DurableObject<FloorEnv> {
     );
   }
 
+  /** Whether this instance has made the keyed routes' table: only their objects have it. */
+  private keyed = false;
+
   /** Commit one entry and return its sequence number. */
   record(step: string, body: string): number {
-    return this.ctx.storage.transactionSync(
-      () =>
-        this.ctx.storage.sql
-          .exec<{ seq: number }>(
-            "INSERT INTO entry (step, body) VALUES (?, ?) RETURNING seq",
-            step,
-            body,
-          )
-          .one().seq,
-    );
+    return this.ctx.storage.transactionSync(() => this.insert(step, body));
+  }
+
+  /**
+   * Take `key` and commit the first entry, in one transaction: the entry's seq, or what is
+   * stored under a key taken before (its answer, null while its call has none yet).
+   */
+  begin(key: string, body: string): { seq: number } | { stored: string | null } {
+    const { sql } = this.ctx.storage;
+    if (!this.keyed) {
+      sql.exec(
+        "CREATE TABLE IF NOT EXISTS intent (key TEXT PRIMARY KEY, answer TEXT) WITHOUT ROWID",
+      );
+      this.keyed = true;
+    }
+    return this.ctx.storage.transactionSync(() => {
+      const taken = sql.exec(
+        "INSERT INTO intent (key) VALUES (?) ON CONFLICT DO NOTHING RETURNING key",
+        key,
+      );
+      if (taken.toArray().length === 0) {
+        const row = sql.exec<{ answer: string | null }>(
+          "SELECT answer FROM intent WHERE key = ?",
+          key,
+        );
+        return { stored: row.one().answer };
+      }
+      return { seq: this.insert("before", body) };
+    });
+  }
+
+  /** Commit the second entry and store `answer` under `key`, in one transaction. */
+  finish(key: string, answer: string): number {
+    return this.ctx.storage.transactionSync(() => {
+      const seq = this.insert("after", answer);
+      this.ctx.storage.sql.exec("UPDATE intent SET answer = ? WHERE key = ?", answer, key);
+      return seq;
+    });
+  }
+
+  private insert(step: string, body: string): number {
+    return this.ctx.storage.sql
+      .exec<{ seq: number }>(
+        "INSERT INTO entry (step, body) VALUES (?, ?) RETURNING seq",
+        step,
+        body,
+      )
+      .one().seq;
   }
 }
 
@@ -64,15 +109,21 @@ export class FloorUpstream extends WorkerEntrypoint<FloorEnv> {
 }
 
 /**
- * The step a route makes between its two records: the seq it adds, if any. Throws when the
- * upstream refuses.
+ * The step a route makes between its two records: the seq it adds, if any, and the upstream's
+ * answer. Throws when the upstream refuses.
  */
-type Middle = (env: FloorEnv, run: string, first: number, body: string) => Promise<number | null>;
+type Middle = (
+  env: FloorEnv,
+  run: string,
+  first: number,
+  body: string,
+) => Promise<{ seq: number | null; answer: unknown }>;
 
 /** A write into the one object shared by every run, over a service binding. */
 const upstreamWrite: Middle = async (env, _run, _first, body) => {
   const answer = await env.UPSTREAM.fetch("https://upstream/write", { method: "POST", body });
-  return ((await answer.json()) as { seq: number }).seq;
+  const parsed = (await answer.json()) as { seq: number };
+  return { seq: parsed.seq, answer: parsed };
 };
 
 /** Tickets the `comment` route writes to in turn, as the fence's comment row does. */
@@ -80,7 +131,13 @@ const COMMENTED_TICKETS = 20;
 let commented = 0;
 
 /** POST `args` to the demo tickets service at `path` with the headers the fence sends. */
-async function demoCall(env: FloorEnv, path: string, run: string, key: string, args: unknown) {
+async function demoCall(
+  env: FloorEnv,
+  path: string,
+  run: string,
+  key: string,
+  args: unknown,
+): Promise<unknown> {
   const answer = await env.DEMO.fetch(`https://demo${path}`, {
     method: "POST",
     headers: {
@@ -92,22 +149,23 @@ async function demoCall(env: FloorEnv, path: string, run: string, key: string, a
     body: JSON.stringify(args),
   });
   if (!answer.ok) throw new Error(`tickets service: HTTP ${answer.status}: ${await answer.text()}`);
-  await answer.json();
+  return answer.json();
 }
 
 /** The demo tickets service's `create_ticket`, as the fence sends it, for entry `first`. */
 const demoTicket: Middle = async (env, run, first) => {
   const args = { ticket_id: `F-${run}-${first}`, priority: "normal" };
-  await demoCall(env, "/tickets", run, `floor-${run}-${first}`, args);
-  return null;
+  const answer = await demoCall(env, "/tickets", run, `floor-${run}-${first}`, args);
+  return { seq: null, answer };
 };
 
 /** The demo tickets service's `add_comment` on the next seeded ticket, as the fence sends it. */
 const demoComment: Middle = async (env, run, first) => {
   const ticket = `FC-${commented++ % COMMENTED_TICKETS}`;
   const args = { ticket_id: ticket, body: "seen" };
-  await demoCall(env, `/tickets/${ticket}/comments`, run, `floor-${run}-${first}`, args);
-  return null;
+  const path = `/tickets/${ticket}/comments`;
+  const answer = await demoCall(env, path, run, `floor-${run}-${first}`, args);
+  return { seq: null, answer };
 };
 
 /** Create the tickets the `comment` route writes to. */
@@ -118,13 +176,18 @@ async function seedTickets(env: FloorEnv): Promise<void> {
   }
 }
 
-/** Each route's steps: a record, its middle step (if any), and a second record (if `after`). */
-const ROUTES: Record<string, { middle: Middle | null; after: boolean }> = {
+/**
+ * Each route's steps: a record, its middle step (if any), and a second record (if `after`);
+ * a `keyed` route's records keep the request's idempotency key too.
+ */
+const ROUTES: Record<string, { middle: Middle | null; after: boolean; keyed?: true }> = {
   one: { middle: null, after: false },
   two: { middle: null, after: true },
   three: { middle: upstreamWrite, after: true },
   ticket: { middle: demoTicket, after: true },
   comment: { middle: demoComment, after: true },
+  "ticket-keyed": { middle: demoTicket, after: true, keyed: true },
+  "comment-keyed": { middle: demoComment, after: true, keyed: true },
 };
 
 export default {
@@ -140,17 +203,28 @@ export default {
     if (request.method !== "POST" || run === undefined || route === undefined) {
       return new Response("not found", { status: 404 });
     }
+    const key = route.keyed ? request.headers.get("Idempotency-Key") : null;
+    if (route.keyed && key === null) return new Response("no Idempotency-Key", { status: 400 });
     const body = await request.text();
     const ledger = env.FLOOR.getByName(run);
-    const first = await ledger.record("before", body);
-    const seq = [first];
+    const begun =
+      key === null ? { seq: await ledger.record("before", body) } : await ledger.begin(key, body);
+    if ("stored" in begun) {
+      // A retry: what its first call stored, or 409 while that call has no answer yet.
+      if (begun.stored === null) return new Response("in progress", { status: 409 });
+      return new Response(begun.stored, { headers: { "Content-Type": "application/json" } });
+    }
+    const seq = [begun.seq];
+    let answer: unknown = null;
     try {
-      const middle = route.middle === null ? null : await route.middle(env, run, first, body);
-      if (middle !== null) seq.push(middle);
+      const middle = route.middle === null ? null : await route.middle(env, run, begun.seq, body);
+      if (middle !== null && middle.seq !== null) seq.push(middle.seq);
+      answer = middle?.answer ?? null;
     } catch (e) {
       return new Response(String(e), { status: 502 });
     }
-    if (route.after) seq.push(await ledger.record("after", body));
+    if (key !== null) seq.push(await ledger.finish(key, JSON.stringify(answer)));
+    else if (route.after) seq.push(await ledger.record("after", body));
     return Response.json({ seq });
   },
 } satisfies ExportedHandler<FloorEnv>;
