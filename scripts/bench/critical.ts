@@ -7,7 +7,7 @@
  * run on different threads: `wrangler dev` runs the worker and all its objects on one, so
  * there they still take turns (docs/proof.md).
  */
-import { type CriticalFigures, criticalRows, median, roundRatios, type Servers } from "./http.ts";
+import { type CriticalFigures, criticalRows, median, ratioCell, type Servers } from "./http.ts";
 import type { Table } from "./table.ts";
 
 /** Milliseconds per call over one connection: the inverse of its req/s. */
@@ -16,14 +16,7 @@ function msPerCall(rps: number[]): string {
 }
 
 function row(f: CriticalFigures): string[] {
-  const rounds = roundRatios(f.rps, f.floorRps);
-  return [
-    f.name,
-    msPerCall(f.rps),
-    f.floor,
-    msPerCall(f.floorRps),
-    `${median(rounds).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`,
-  ];
+  return [f.name, msPerCall(f.rps), f.floor, msPerCall(f.floorRps), ratioCell(f.rps, f.floorRps)];
 }
 
 export async function benchCritical(servers: Servers, quick: boolean): Promise<Table> {

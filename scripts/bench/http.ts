@@ -390,6 +390,12 @@ export function roundRatios(xs: number[], floors: number[]): number[] {
   return xs.map((x, r) => x / (floors[r] ?? Number.NaN));
 }
 
+/** The median of the rounds' ratios as a cell, each round's in brackets. */
+export function ratioCell(xs: number[], floors: number[]): string {
+  const rounds = roundRatios(xs, floors);
+  return `${median(rounds).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
+}
+
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
 export function pairedRatio(xs: number[], floors: number[]): number {
   return median(roundRatios(xs, floors));

@@ -7,14 +7,15 @@
  * after its end-to-end floor and right beside that floor keeping a key, to tell what the key
  * costs any design that keeps it from what the fence spends beyond that.
  */
-import { type KeyedFigures, keyedRows, median, roundRatios, type Servers } from "./http.ts";
+import {
+  type KeyedFigures,
+  keyedRows,
+  median,
+  ratioCell,
+  roundRatios,
+  type Servers,
+} from "./http.ts";
 import type { Table } from "./table.ts";
-
-/** The median of the rounds' ratios, each round's in brackets. */
-function ratioCell(xs: number[], floors: number[]): string {
-  const rounds = roundRatios(xs, floors);
-  return `${median(rounds).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
-}
 
 function row(f: KeyedFigures): string[] {
   const cpu = (xs: number[]) => median(roundRatios(xs, f.keyedFloor.workerCpu)).toFixed(2);
