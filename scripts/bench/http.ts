@@ -47,11 +47,17 @@ const FLOORS = {
   },
 } as const;
 
-/** The floors that keep an idempotency key: each request sends one of its own. */
-const KEYED: ReadonlySet<string> = new Set(["ticket-keyed", "comment-keyed"]);
-
 /** Which floor a path is held against. */
 type FloorKind = keyof typeof FLOORS;
+
+/** Each mutation's floor and that floor keeping an idempotency key. */
+const KEYED_FLOOR: Partial<Record<FloorKind, FloorKind>> = {
+  comment: "comment-keyed",
+  ticket: "ticket-keyed",
+};
+
+/** The floors that keep an idempotency key: each request sends one of its own. */
+const KEYED: ReadonlySet<string> = new Set(Object.values(KEYED_FLOOR));
 
 /** One load: what autocannon sends, where, and how to label it. */
 interface Scenario {
@@ -587,12 +593,6 @@ export async function criticalRows(servers: Servers, duration: number): Promise<
     return [{ name: f.scenario.name, floor: FLOORS[kind].name, rps: f.rps, floorRps: g.rps }];
   });
 }
-
-/** Each mutation's floor and that floor keeping an idempotency key. */
-const KEYED_FLOOR: Partial<Record<FloorKind, FloorKind>> = {
-  comment: "comment-keyed",
-  ticket: "ticket-keyed",
-};
 
 /** A row's req/s and its worker's CPU ms per call, per round. */
 export type Measured = Pick<Figures, "rps" | "workerCpu">;
