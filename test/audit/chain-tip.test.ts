@@ -11,7 +11,7 @@ import { FRESH_RUN_SCHEMA } from "../../src/ledger/fresh-schema.ts";
 import { within } from "../../src/ledger/kept.ts";
 import { toolCalls } from "../../src/ledger/usage.ts";
 import { verifyAudit } from "../helpers.ts";
-import { firstDraft, type InRun, withOneEntry } from "./entries.ts";
+import { entryCopy, type InRun, withOneEntry } from "./entries.ts";
 
 /** What a test appends with, inside the run's object. */
 interface Appender extends Omit<InRun, "row"> {
@@ -30,16 +30,8 @@ interface Appender extends Omit<InRun, "row"> {
 function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen: T }> {
   return withOneEntry("tip", ({ storage, sql, row }) => {
     const tip = new ChainTip();
-    const add: Appender["add"] = (callId, decision, of = null, lease) => {
-      const draft = {
-        ...firstDraft(sql),
-        call_id: callId,
-        decision,
-        lease_expires_at: lease ?? null,
-        uses: decision === "pending" ? 1 : null,
-      };
-      return append(sql, tip, row, draft, of).seq;
-    };
+    const add: Appender["add"] = (callId, decision, of = null, lease) =>
+      append(sql, tip, row, entryCopy(sql, callId, decision, { lease }), of).seq;
     return use({ storage, sql, tip, add });
   });
 }

@@ -14,6 +14,28 @@ export function firstDraft(sql: SqlStorage): EntryDraft {
   return draft as unknown as EntryDraft;
 }
 
+/**
+ * A copy of the run's first entry (a `noop`) as call `callId` with `decision`; a pending one
+ * is charged to its tool, as an admission is. `lease` (none by default) and `tool` (the first
+ * entry's by default) replace theirs.
+ */
+export function entryCopy(
+  sql: SqlStorage,
+  callId: string,
+  decision: string,
+  opts: { lease?: number | null; tool?: string } = {},
+): EntryDraft {
+  const first = firstDraft(sql);
+  return {
+    ...first,
+    call_id: callId,
+    tool: opts.tool ?? first.tool,
+    decision,
+    lease_expires_at: opts.lease ?? null,
+    uses: decision === "pending" ? 1 : null,
+  };
+}
+
 /** Inside a run's object: its storage and its run's row. */
 export interface InRun {
   storage: DurableObjectStorage;

@@ -4,7 +4,7 @@ import { within } from "../../src/ledger/kept.ts";
 import { LogMirror } from "../../src/ledger/log-mirror.ts";
 import { toolUsed } from "../../src/ledger/usage.ts";
 import { verifyAudit } from "../helpers.ts";
-import { firstDraft, type InRun, withOneEntry } from "./entries.ts";
+import { entryCopy, type InRun, withOneEntry } from "./entries.ts";
 
 /** What a test appends with: a fresh mirror over a run whose log holds one noop entry. */
 interface Mirrored extends InRun {
@@ -18,14 +18,8 @@ function withMirror<T>(use: (m: Mirrored) => T): Promise<{ run: string; seen: T 
     const { storage, sql, row } = r;
     const mirror = new LogMirror();
     const add: Mirrored["add"] = (callId, decision, of = null, tool = "noop") => {
-      const draft = {
-        ...firstDraft(sql),
-        call_id: callId,
-        tool,
-        decision,
-        lease_expires_at: decision === "pending" ? Date.now() + 1_000 : null,
-        uses: decision === "pending" ? 1 : null,
-      };
+      const lease = decision === "pending" ? Date.now() + 1_000 : null;
+      const draft = entryCopy(sql, callId, decision, { lease, tool });
       return within(storage, () => mirror.append(sql, row, draft, of).seq, [mirror]);
     };
     return use({ ...r, mirror, add });
@@ -54,7 +48,9 @@ describe("what the RunLedger keeps of its log", () => {
       // Another instance of the object (before an eviction) appended it: this one starts empty.
       const fresh = new LogMirror();
       const found = fresh.openEntry(sql, "c1");
-      within(storage, () => mirror.append(sql, row, closing(sql), seq), [mirror]);
+      within(storage, () => mirror.append(sql, row, entryCopy(sql, "c1", "applied"), seq), [
+        mirror,
+      ]);
       return { found: found?.seq, after: fresh.openEntry(sql, "c1") };
     });
     expect(seen.found).toBeGreaterThan(1);
@@ -83,7 +79,7 @@ describe("what the RunLedger keeps of its log", () => {
   it("forgets what a failed transaction appended: its entries were rolled back", async () => {
     const { run, seen } = await withMirror(({ storage, sql, row, mirror, add }) => {
       const before = mirror.toolUsed(sql, "noop");
-      const draft = { ...firstDraft(sql), call_id: "gone", decision: "pending", uses: 1 };
+      const draft = entryCopy(sql, "gone", "pending");
       const failing = () =>
         within(storage, () => {
           mirror.append(sql, row, draft, null);
@@ -106,8 +102,3 @@ describe("what the RunLedger keeps of its log", () => {
     expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
   });
 });
-
-/** An outcome draft for the open entry of call c1. */
-function closing(sql: SqlStorage) {
-  return { ...firstDraft(sql), call_id: "c1", decision: "applied", uses: null };
-}
