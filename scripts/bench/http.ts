@@ -396,10 +396,11 @@ export function roundRatios(xs: number[], floors: number[]): number[] {
   return xs.map((x, r) => x / (floors[r] ?? Number.NaN));
 }
 
-/** The median of the rounds' ratios as a cell, each round's in brackets. */
-export function ratioCell(xs: number[], floors: number[]): string {
+/** The median of the rounds' ratios as a cell, `label` after it, each round's in brackets. */
+export function ratioCell(xs: number[], floors: number[], label = ""): string {
   const rounds = roundRatios(xs, floors);
-  return `${median(rounds).toFixed(2)}x (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
+  const named = label === "" ? "" : ` ${label}`;
+  return `${median(rounds).toFixed(2)}x${named} (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
 }
 
 /** The median over rounds of a row's figure over its paired floor's in the same round. */
@@ -435,7 +436,7 @@ function floorCells(f: Figures, floor: Figures | undefined): [string, string] {
   const rounds = roundRatios(f.rps, floor.rps);
   const ratio = median(rounds);
   const { label } = FLOORS[kind];
-  const cell = `${ratio.toFixed(2)}x ${label} (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
+  const cell = ratioCell(f.rps, floor.rps, label);
   const target = f.scenario.target;
   if (target === undefined) return [cell, ""];
   const reached = rounds.filter((r) => r >= target).length;
@@ -595,7 +596,7 @@ export async function criticalRows(servers: Servers, duration: number): Promise<
 }
 
 /** A row's req/s and its worker's CPU ms per call, per round. */
-export type Measured = Pick<Figures, "rps" | "workerCpu">;
+type Measured = Pick<Figures, "rps" | "workerCpu">;
 
 /** A mutation measured beside its floor keeping a key, and beside its floor as it is. */
 export interface KeyedFigures {

@@ -11,20 +11,19 @@ import {
   type KeyedFigures,
   keyedRows,
   median,
+  pairedRatio,
   ratioCell,
-  roundRatios,
   type Servers,
 } from "./http.ts";
 import type { Table } from "./table.ts";
 
 function row(f: KeyedFigures): string[] {
-  const cpu = (xs: number[]) => median(roundRatios(xs, f.keyedFloor.workerCpu)).toFixed(2);
   return [
     f.name,
     Math.round(median(f.fence.rps)).toString(),
     Math.round(median(f.keyedFloor.rps)).toString(),
     ratioCell(f.fence.rps, f.keyedFloor.rps),
-    `${cpu(f.fence.workerCpu)}x`,
+    `${pairedRatio(f.fence.workerCpu, f.keyedFloor.workerCpu).toFixed(2)}x`,
     Math.round(median(f.floor.rps)).toString(),
     ratioCell(f.keyedFloor.rps, f.floor.rps),
   ];
