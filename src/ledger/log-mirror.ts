@@ -9,11 +9,11 @@
  */
 import { append, ChainTip, openEntry } from "./audit-log.ts";
 import type { Kept } from "./kept.ts";
-import { toolUsed } from "./usage.ts";
+import { type ToolUses, toolUsed } from "./usage.ts";
 import type { AuditRow, EntryDraft, RunRow } from "./views.ts";
 
 /** The chain's tip, the run's open calls and tools' uses, as the object's appends left them. */
-export class LogMirror implements Kept {
+export class LogMirror implements Kept, ToolUses {
   private readonly tip = new ChainTip();
   /**
    * Open entries this object appended, by call, as stored (a draft sets every column: entryOf);

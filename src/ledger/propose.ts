@@ -59,9 +59,7 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   // itself also comes with its outcome, but it did run.)
   const reaches = p.outcome?.decision !== "cached";
   const rule = targetRuleOf(FENCE, p.tool);
-  const caps = reaches
-    ? callCaps(sql, (t) => s.kept.toolUsed(sql, t), limits, p.tool, rule, p.target)
-    : UNCAPPED;
+  const caps = reaches ? callCaps(sql, s.kept, limits, p.tool, rule, p.target) : UNCAPPED;
   const decision = admit(runState(run, limits), stored, { ...p, key, now }, caps);
   const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
   if (decision.kind === "refuse") {
