@@ -124,13 +124,8 @@ export function floorRequest(
     setupRequest: (req) => {
       const n = i++;
       const path = `/${kind}/${prefix}-${Math.floor(n / callsPerRun)}`;
-      if (!keyed) return { ...req, path, body: NOOP };
-      return {
-        ...req,
-        path,
-        body: NOOP,
-        headers: { ...headers, "Idempotency-Key": `k-${prefix}-${n}` },
-      };
+      const key = keyed ? { headers: { ...headers, "Idempotency-Key": `k-${prefix}-${n}` } } : {};
+      return { ...req, path, body: NOOP, ...key };
     },
   };
 }
@@ -398,7 +393,11 @@ export function roundRatios(xs: number[], floors: number[]): number[] {
 
 /** The median of the rounds' ratios as a cell, `label` after it, each round's in brackets. */
 export function ratioCell(xs: number[], floors: number[], label = ""): string {
-  const rounds = roundRatios(xs, floors);
+  return roundsCell(roundRatios(xs, floors), label);
+}
+
+/** Rounds' ratios as a cell: their median, `label` after it, each round's in brackets. */
+function roundsCell(rounds: number[], label: string): string {
   const named = label === "" ? "" : ` ${label}`;
   return `${median(rounds).toFixed(2)}x${named} (${rounds.map((r) => r.toFixed(2)).join(", ")})`;
 }
@@ -436,7 +435,7 @@ function floorCells(f: Figures, floor: Figures | undefined): [string, string] {
   const rounds = roundRatios(f.rps, floor.rps);
   const ratio = median(rounds);
   const { label } = FLOORS[kind];
-  const cell = ratioCell(f.rps, floor.rps, label);
+  const cell = roundsCell(rounds, label);
   const target = f.scenario.target;
   if (target === undefined) return [cell, ""];
   const reached = rounds.filter((r) => r >= target).length;
@@ -621,6 +620,7 @@ export async function keyedRows(servers: Servers, duration: number): Promise<Key
     const plain: Scenario = { name: FLOORS[s.floor].name, server: "floor", request };
     return [plain, { ...s, floor: keyed, target: undefined }];
   });
+  // Each mutation's rows run as its plain floor, its keyed floor (paired), then the fence row.
   const { rows, pairs } = withPairedFloors(list, prefix);
   const figures = await measureRows(servers, rows, duration);
   return [...pairs].flatMap(([row, keyed]) => {
