@@ -138,8 +138,8 @@ export function expireCalls(
 
 /**
  * The earliest moment the alarm has work: a key to drop or a lease to settle, or null. One
- * statement: the keys' MIN is read off their index (`idempotency_key_expiry`), the leases' off
- * the few calls in flight (`open_call`).
+ * statement over two short tables: the run's keys (no more than its mutation cap) and the
+ * calls in flight (`open_call`).
  */
 export function nextWake(sql: SqlStorage): number | null {
   return sql

@@ -6,9 +6,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 15 migration steps. */
+/** The RunLedger's schema after its 16 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 15,
+  steps: 16,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -79,7 +79,6 @@ CREATE TRIGGER audit_appended AFTER INSERT ON audit
        WHERE NEW.decision = 'pending';
      DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
    END;
-CREATE INDEX idempotency_key_expiry ON idempotency_key (expires_at);
 CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';`,
   rare: `CREATE TABLE approval (
      id TEXT PRIMARY KEY,

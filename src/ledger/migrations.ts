@@ -2,7 +2,6 @@
  * The RunLedger's migration steps (the TenantLedger's are in tenant-migrations.ts; an object
  * applies either with migrate.ts).
  */
-
 import { AUDIT_APPENDED, OPEN_CALLS_FOLLOWED } from "./audit-triggers.ts";
 
 /**
@@ -283,6 +282,8 @@ export const MIGRATIONS: readonly string[] = [
   // An entry carries the uses of its tool it adds (a charged call 1, its withdrawal -1), folded
   // into tool_use with the decision counts (audit-log.ts): a call writes no tool_use row.
   "ALTER TABLE audit ADD COLUMN uses INTEGER;",
+  // A run's keys are no more than its mutations: the alarm scans them, and a key writes one b-tree.
+  "DROP INDEX idempotency_key_expiry;",
 ];
 
 /**
