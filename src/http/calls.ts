@@ -51,6 +51,11 @@ export interface Proposal {
   headerKey: string | null;
   /** The form to record when an edge other than REST made the text (`mcp`), else null. */
   form: "mcp" | null;
+  /**
+   * What the client sent, when an edge made `body` out of another protocol's message (the
+   * JSON-RPC request of an MCP `tools/call`): the audit keeps these bytes, not the text made.
+   */
+  received?: string;
 }
 
 /**
@@ -75,7 +80,8 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
         error: { refusal: body.error, tool: null, form: edgeForm, key: headerKey },
       };
   const digest = redactionDigest(c.env, c.req.raw);
-  const evidence = evidenceOf(contentType, keptText(c.get("fence"), text, gated, digest));
+  const kept = keptText(c.get("fence"), input.received ?? text, gated, digest);
+  const evidence = evidenceOf(contentType, kept);
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
     const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });

@@ -3,7 +3,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { refuse } from "../core/reasons.ts";
-import type { AppEnv } from "./context.ts";
+import type { AppContext, AppEnv } from "./context.ts";
 import { MAX_HEADER_BYTES, RATE_LIMIT_PERIOD_S } from "./limits.ts";
 import { problem } from "./problem.ts";
 
@@ -36,8 +36,22 @@ export function headerLimit(maxBytes = MAX_HEADER_BYTES): MiddlewareHandler<AppE
  */
 export function rateLimit(): MiddlewareHandler<AppEnv> {
   return async function rateLimit(c, next) {
-    const { keyId } = c.get("principal");
-    if (keyId !== null && !(await c.env.CALL_LIMITER.limit({ key: keyId })).success) {
+    const limited = await spendRequests(c, 1);
+    if (limited !== undefined) return limited;
+    await next();
+  };
+}
+
+/**
+ * Count `count` requests against the key's limit, one at a time, stopping at the first the
+ * limiter refuses; the 429 to answer then, else undefined. An edge whose one HTTP request
+ * carries several (an MCP JSON-RPC batch) spends the rest with this.
+ */
+export async function spendRequests(c: AppContext, count: number): Promise<Response | undefined> {
+  const { keyId } = c.get("principal");
+  if (keyId === null) return undefined;
+  for (let i = 0; i < count; i++) {
+    if (!(await c.env.CALL_LIMITER.limit({ key: keyId })).success) {
       return problem(
         refuse(
           "rate_limited",
@@ -47,6 +61,6 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
         { "Retry-After": String(RATE_LIMIT_PERIOD_S) },
       );
     }
-    await next();
-  };
+  }
+  return undefined;
 }

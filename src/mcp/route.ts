@@ -9,7 +9,6 @@
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
-  isJsonContentType,
   isLegacyRequest,
   localhostAllowedHostnames,
   type McpHttpHandler,
@@ -18,11 +17,13 @@ import {
 } from "@modelcontextprotocol/server";
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
 import { approvalRulesOf, toolsFor } from "../core/policy.ts";
-import { ok } from "../core/result.ts";
+import { err, ok } from "../core/result.ts";
 import { decide } from "../http/calls.ts";
 import type { AppContext } from "../http/context.ts";
+import { spendRequests } from "../http/guards.ts";
 import { MAX_BODY_BYTES } from "../http/limits.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { type DoorRefusal, doorAnswer, type McpMessage, readMessage } from "./door.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
 
 /** Where the per-request context rides through the SDK's handler (`authInfo.extra`). */
@@ -60,13 +61,13 @@ export async function derivedKey(
   }
 }
 
-function contextOf(c: AppContext, ref: RunRef): McpCallContext {
+function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallContext {
   const fence = c.get("fence");
   return {
     tools: toolsFor(fence, c.get("principal").tools),
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
     exists: (name) => fence.tools.has(name),
-    propose: async (name, args, key) => {
+    propose: async (name, args, key, id) => {
       const mutates = fence.tools.get(name)?.effect === "mutate";
       const idempotencyKey =
         key !== undefined ? key : mutates ? await derivedKey(ref.runId, name, args) : null;
@@ -80,9 +81,25 @@ function contextOf(c: AppContext, ref: RunRef): McpCallContext {
         body: ok(JSON.stringify(call)),
         headerKey: null,
         form: "mcp",
+        received: message.received(id),
       });
     },
   };
+}
+
+/**
+ * A body refused before any JSON-RPC was read: audited as a call of form `mcp` that could
+ * not be read, as REST audits one, then answered as a JSON-RPC error.
+ */
+async function refusedAtDoor(c: AppContext, ref: RunRef, door: DoorRefusal): Promise<Response> {
+  const decision = await decide(c, ref, {
+    contentType: c.req.header("Content-Type") ?? null,
+    body: err(door.refusal),
+    headerKey: null,
+    form: "mcp",
+    received: door.text,
+  });
+  return doorAnswer(decision, door.code);
 }
 
 /**
@@ -112,18 +129,24 @@ export async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response>
   }
   const refused = rebindingRefusal(c);
   if (refused !== undefined) return refused;
-  if (!isJsonContentType(request.headers.get("Content-Type"))) {
-    return new Response("Unsupported Media Type: send application/json.", { status: 415 });
-  }
-  const ctx = contextOf(c, ref);
-  if (await isLegacyRequest(request, undefined, { maxRequestBodySize: MAX_BODY_BYTES })) {
+  const read = await readMessage(request);
+  if (!read.ok) return refusedAtDoor(c, ref, read.error);
+  const message = read.value;
+  // The edge guard counted this HTTP request once; each further message of a batch is a
+  // request of its own to the key's limit.
+  const limited = await spendRequests(c, message.count - 1);
+  if (limited !== undefined) return limited;
+  const ctx = contextOf(c, ref, message);
+  // The SDK is handed the strict reading; it never parses the body itself.
+  const { parsed: parsedBody } = message;
+  if (await isLegacyRequest(request, parsedBody)) {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
     await fenceServer(ctx).connect(transport);
-    return transport.handleRequest(request);
+    return transport.handleRequest(request, { parsedBody });
   }
   const authInfo = { token: "", clientId: ref.by ?? "", scopes: [], extra: { [CONTEXT]: ctx } };
-  return modernLeg().fetch(request, { authInfo });
+  return modernLeg().fetch(request, { authInfo, parsedBody });
 }

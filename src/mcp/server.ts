@@ -3,7 +3,12 @@
  * RunLedger). It answers `tools/list` from the caller's contracts and hands every
  * `tools/call` to the fence's one pipeline as a proposal of form `mcp`.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestId,
+  Server,
+} from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
 import type { Decision } from "../http/decision.ts";
@@ -20,9 +25,10 @@ export interface McpCallContext {
   exists: (name: string) => boolean;
   /**
    * Run a call through the fence. `key` is what the client sent under
-   * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one.
+   * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one;
+   * `id` is the JSON-RPC request's, so the audit keeps the bytes sent for this call.
    */
-  propose: (name: string, args: unknown, key: unknown) => Promise<Decision>;
+  propose: (name: string, args: unknown, key: unknown, id: RequestId) => Promise<Decision>;
 }
 
 const INFO = { name: "toolfence", version: "1.0.0" };
@@ -39,9 +45,9 @@ export function fenceServer(ctx: McpCallContext): Server {
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
   server.setRequestHandler("tools/list", () => ({ tools: mcpTools(ctx.tools, ctx.approvable) }));
-  server.setRequestHandler("tools/call", async (request) => {
+  server.setRequestHandler("tools/call", async (request, { mcpReq }) => {
     const { name, arguments: args, _meta } = request.params;
-    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META]);
+    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META], mcpReq.id);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
