@@ -7,29 +7,10 @@
 import { jsonSchema, type ToolSet, tool } from "ai";
 import type { RunClient } from "./index.ts";
 import { callKey } from "./intent.ts";
+import { forModel } from "./refusal.ts";
 import type { ToolName } from "./types.ts";
 
-/** What the model sees when the fence did not run the call. */
-export interface FenceRefusal {
-  /** Always true: the call did not apply. */
-  refused: true;
-  /** `block`, `retry`, `escalate` or `needs_approval`. */
-  decision: string;
-  /** The stable reason code. */
-  reason: string;
-  /** What happened. */
-  detail?: string;
-  /** For contract failures: what to fix. */
-  issues?: unknown[];
-}
-
-/** Render any answer of the fence as what `execute` returns. */
-export function forModel(outcome: Record<string, unknown>): unknown {
-  const d = outcome.decision;
-  if (d === "applied" || d === "replayed" || d === "cached") return outcome.result;
-  const { decision, reason, detail, issues } = outcome as unknown as FenceRefusal;
-  return { refused: true, decision, reason, detail, ...(issues ? { issues } : {}) };
-}
+export { type FenceRefusal, forModel } from "./refusal.ts";
 
 /** AI SDK tools for every tool the run's key may use. */
 export async function fenceTools(run: RunClient): Promise<ToolSet> {

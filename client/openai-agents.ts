@@ -8,9 +8,9 @@
  * operator approved it there).
  */
 import { type FunctionTool, tool } from "@openai/agents";
-import { forModel } from "./ai.ts";
 import type { RunClient } from "./index.ts";
 import { callKey } from "./intent.ts";
+import { forModel } from "./refusal.ts";
 import type { ToolName } from "./types.ts";
 
 /** Function tools for every tool the run's key may use. */
