@@ -106,6 +106,13 @@ export function loadFence(
     if (!tools.has(name)) problems.push(`policy.allowed_tools.${i}: no contract named "${name}"`);
   });
   problems.push(...toolRuleProblems(policy, tools));
+  // A key dropped while its run still admits calls would let the same intent be charged and
+  // sent again inside one live run; a run's deadline is never later than the policy's.
+  if (policy.idempotency_retention_ms < policy.run_deadline_ms) {
+    problems.push(
+      `policy.idempotency_retention_ms: ${policy.idempotency_retention_ms} ms is shorter than run_deadline_ms (${policy.run_deadline_ms} ms); a run's keys must outlive the run`,
+    );
+  }
   const limits = baseLimits(policy);
   const tenantLimits = new Map<string, RunLimits>();
   for (const [tenant, override] of Object.entries(policy.tenants)) {
