@@ -17,7 +17,7 @@ import {
 import { publishedKeys } from "./http/audit-keys.ts";
 import { auditHead, auditSegments, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
-import { proposeCall } from "./http/calls.ts";
+import { FailedAfterUpstream, proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
 import { isLocalDevelopment } from "./http/local-dev.ts";
@@ -108,8 +108,12 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {
     console.error("unhandled", e);
+    if (e instanceof FailedAfterUpstream) {
+      const detail = `The fence failed after calling ${e.tool}; whether it acted is unknown. Ask an operator, who reads the run's audit, before sending it again.`;
+      return problem(refuse("internal_error_after_upstream", detail));
+    }
     return problem(
-      refuse("internal_error", "The fence failed before deciding; nothing was applied."),
+      refuse("internal_error", "The fence failed before calling any tool; nothing was applied."),
     );
   });
   return app;

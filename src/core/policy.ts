@@ -9,6 +9,12 @@ import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { err, ok, type Result } from "./result.ts";
 import { entriesOf } from "./validate.ts";
 
+/** The default bound on the bytes of one upstream answer (policy `upstream_answer_max_bytes`). */
+export const DEFAULT_ANSWER_MAX_BYTES = 1_048_576;
+
+/** The most a policy may raise that bound to: an isolate holds the whole answer in memory. */
+export const MAX_ANSWER_MAX_BYTES = 16 * 1_048_576;
+
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
@@ -38,6 +44,11 @@ export const PolicySchema = v.strictObject({
   call_timeout_cap_ms: PositiveInt,
   run_deadline_ms: PositiveInt,
   idempotency_retention_ms: v.pipe(PositiveInt, v.minValue(60_000)),
+  /** The most bytes of one upstream answer the fence reads; past it the call is settled unread. */
+  upstream_answer_max_bytes: v.optional(
+    v.pipe(PositiveInt, v.minValue(1_024), v.maxValue(MAX_ANSWER_MAX_BYTES)),
+    DEFAULT_ANSWER_MAX_BYTES,
+  ),
   /** Calls to an MCP tool whose server no longer lists the pinned schema: refused or made. */
   on_drift: v.optional(v.picklist(["block", "allow"]), "block"),
   /**

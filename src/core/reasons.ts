@@ -33,6 +33,8 @@ export type Reason =
   | "upstream_authz"
   | "upstream_rejected"
   | "upstream_drifted"
+  | "upstream_answer_too_large"
+  | "upstream_outcome_unknown"
   | "output_contract_violation"
   | "unauthenticated"
   | "forbidden_role"
@@ -41,7 +43,8 @@ export type Reason =
   | "payload_too_large"
   | "invalid_run_id"
   | "not_found"
-  | "internal_error";
+  | "internal_error"
+  | "internal_error_after_upstream";
 
 /** How one reason is answered over HTTP. */
 export interface ReasonRule {
@@ -146,6 +149,16 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     decision: "escalate",
     title: "The tool changed upstream since its contract was pinned",
   },
+  upstream_answer_too_large: {
+    status: 502,
+    decision: "escalate",
+    title: "The tool's answer is larger than the fence reads or keeps; it may have acted",
+  },
+  upstream_outcome_unknown: {
+    status: 502,
+    decision: "escalate",
+    title: "The tool was called and whether it acted is unknown",
+  },
   output_contract_violation: {
     status: 502,
     decision: "escalate",
@@ -170,6 +183,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 500,
     decision: "retry",
     title: "The fence failed; nothing was applied",
+  },
+  internal_error_after_upstream: {
+    status: 500,
+    decision: "escalate",
+    title: "The fence failed after calling the tool; whether it acted is unknown",
   },
 };
 

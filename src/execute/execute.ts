@@ -3,8 +3,10 @@
  * contract; the request is built only from validated arguments.
  */
 import type { ToolContract, Upstream } from "../core/contract.ts";
+import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
+import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
 
 /** What one execution needs besides the validated arguments. */
@@ -21,6 +23,8 @@ export interface ExecutionContext {
   timeoutMs: number;
   /** What a call to an MCP tool recorded as drifted does (policy `on_drift`; block if absent). */
   onDrift?: "block" | "allow";
+  /** Most bytes of the answer read (policy `upstream_answer_max_bytes`; its default if absent). */
+  answerLimit?: number;
 }
 
 /** The result of one execution: a result that passed the output contract, or why not. */
@@ -74,8 +78,15 @@ function failure(contract: ToolContract, e: unknown): Execution {
     const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
     return { ok: false, refusal: refuse("contract_violation", detail) };
   }
+  if (e instanceof AnswerTooLarge) return { ok: false, refusal: tooLarge(contract.name, e) };
   const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
   return { ok: false, refusal: refuse("upstream_unavailable", detail) };
+}
+
+/** The refusal of an answer past its bound: the tool was reached, so it may have acted. */
+function tooLarge(tool: string, e: AnswerTooLarge): Refusal {
+  const detail = `${tool} answered with more than ${e.limit} bytes (${e.seen} seen); the answer was not read further. The tool was reached and may have acted: the call is settled with this outcome, and a retry with the same key replays it.`;
+  return refuse("upstream_answer_too_large", detail);
 }
 
 /** An upstream's answer, read in full before the deadline. */
@@ -115,7 +126,7 @@ async function call(
     upstream.kind === "service"
       ? await bindingOf(ctx.env, upstream.binding).fetch(request)
       : await fetch(request);
-  const text = await response.text();
+  const text = await readBounded(response, ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
   return { status: response.status, body: parseBody(text) };
 }
 

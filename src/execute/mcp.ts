@@ -13,7 +13,9 @@ import {
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
+import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
+import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
 import { driftOf } from "./drift.ts";
 import { allTools } from "./mcp-list.ts";
@@ -41,14 +43,46 @@ export interface McpCallContext {
   signal: AbortSignal;
   /** Whether a tool with a drift record is refused (default) or called. */
   onDrift?: "block" | "allow" | undefined;
+  /** Most bytes of each answer the server sends (its default if absent). */
+  answerLimit?: number | undefined;
 }
 
 /** The tool's answer (content and structured content), or why there is none. */
 export type McpAnswer = { ok: true; body: unknown } | { ok: false; refusal: Refusal };
 
 /**
- * Call `upstream.tool` once. Transport failures throw (the caller maps them to retry rows);
- * HTTP statuses the server answered with and `isError` results come back as refusals.
+ * The byte bound on every response of one connection, and what passed it. The SDK reads the
+ * responses itself (JSON or an SSE stream) and may wrap or swallow a stream's error, so the
+ * bound's error is also raised through `passed`, which the call races against.
+ */
+class Bound {
+  error: AnswerTooLarge | null = null;
+  readonly passed: Promise<never>;
+  private fail: (e: AnswerTooLarge) => void = () => undefined;
+  constructor(readonly limit: number) {
+    this.passed = new Promise<never>((_, reject) => {
+      this.fail = reject;
+    });
+    this.passed.catch(() => undefined);
+  }
+  /** `fetch` with each response counted against the bound while it streams. */
+  wrap(fetch: FetchLike): FetchLike {
+    const over = (e: AnswerTooLarge) => {
+      this.error = e;
+      this.fail(e);
+    };
+    return async (input, init) => boundedResponse(await fetch(input, init), this.limit, over);
+  }
+  /** `work`, ended by the bound's error if an answer passes it first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.passed]);
+  }
+}
+
+/**
+ * Call `upstream.tool` once. Transport failures throw (the caller maps them to retry rows), as
+ * does an answer past the byte bound (AnswerTooLarge); HTTP statuses the server answered with
+ * and `isError` results come back as refusals.
  */
 export async function callMcp(
   upstream: McpUpstream,
@@ -63,16 +97,19 @@ export async function callMcp(
       return { ok: false, refusal: refuse("upstream_drifted", detail) };
     }
   }
-  const client = await connect(upstream, ctx.env, ctx.signal, {
-    "X-Toolfence-Tenant": ctx.tenant,
-    "X-Toolfence-Run": ctx.runId,
-  }).catch((e: unknown) => e);
-  if (!(client instanceof Client)) return refusalOf(client, name);
+  const bound = new Bound(ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
+  const headers = { "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId };
+  const client = await bound
+    .race(connect(upstream, ctx.env, ctx.signal, headers, bound))
+    .catch((e: unknown) => e);
+  if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name);
   try {
     const meta = ctx.upstreamKey === null ? undefined : { [IDEMPOTENCY_META]: ctx.upstreamKey };
-    const result = await client.callTool(
-      { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
-      { signal: ctx.signal },
+    const result = await bound.race(
+      client.callTool(
+        { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
+        { signal: ctx.signal },
+      ),
     );
     if (result.isError === true) {
       const text = boundedText(result.content);
@@ -87,7 +124,7 @@ export async function callMcp(
       body: structuredContent === undefined ? { content } : { content, structuredContent },
     };
   } catch (e) {
-    return refusalOf(e, name);
+    return refusalOf(bound.error ?? e, name);
   } finally {
     // Ends the session on the server too; a failure to close changes nothing about the call.
     await client.close().catch(() => undefined);
@@ -96,9 +133,10 @@ export async function callMcp(
 
 /** Every tool the server of `upstream` lists now (for the drift check). */
 export async function listMcpTools(upstream: McpUpstream, env: Env): Promise<Tool[]> {
-  const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {});
+  const bound = new Bound(DEFAULT_ANSWER_MAX_BYTES);
+  const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {}, bound);
   try {
-    return await allTools(client);
+    return await bound.race(allTools(client));
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -110,8 +148,10 @@ async function connect(
   env: Env,
   signal: AbortSignal,
   extra: Record<string, string>,
+  bound: Bound,
 ): Promise<Client> {
-  const { url, fetch } = reach(upstream.endpoint, env);
+  const { url, fetch: reaching } = reach(upstream.endpoint, env);
+  const fetch = bound.wrap(reaching);
   const headers = new Headers(extra);
   if (upstream.auth !== undefined) {
     const secret = (env as unknown as Record<string, unknown>)[upstream.auth.secret];
@@ -135,6 +175,7 @@ function refusalOf(e: unknown, name: string): McpAnswer {
   const status = httpStatusOf(e);
   const refusal = status === null ? null : classifyStatus(status, name);
   if (refusal !== null) return { ok: false, refusal };
+  if (e instanceof AnswerTooLarge) throw e;
   // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
   if (e instanceof ProtocolError) {
     const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;

@@ -9,10 +9,10 @@ import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
-import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
 import { type Execution, execute } from "../execute/execute.ts";
-import { mutationKey } from "../ledger/keys.ts";
+import { MAX_STORED_ANSWER_BYTES, mutationKey } from "../ledger/keys.ts";
 import type {
   BudgetView,
   CacheStatus,
@@ -183,14 +183,70 @@ async function admitAndRun(
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = await run(c, ref, call, answer.deadlineAt);
   if (route.kind === "lead") route.lead.land(execution);
-  const outcome = outcomeOf(execution, callId, "applied", route.cache);
-  const budget = await ledger.settle(ref, {
-    callId,
-    key: mutationKey(proposal),
-    outcome: forLedger(outcome, proposal),
-    durationMs: Date.now() - started,
-  });
-  return respond(outcome, budget, route.key);
+  const outcome = keptForReplay(outcomeOf(execution, callId, "applied", route.cache), proposal);
+  const settle = (o: Outcome) =>
+    ledger.settle(ref, {
+      callId,
+      key: mutationKey(proposal),
+      outcome: forLedger(o, proposal),
+      durationMs: Date.now() - started,
+    });
+  const settled = await settledOnce(settle, outcome, proposal);
+  return respond(settled.outcome, settled.budget, route.key);
+}
+
+/**
+ * Thrown when the fence fails after the tool was called and the outcome could not be recorded:
+ * the tool may have acted, so the answer must not say that nothing was applied.
+ */
+export class FailedAfterUpstream extends Error {
+  override readonly name = "FailedAfterUpstream";
+  constructor(
+    /** The tool that was called. */
+    readonly tool: string,
+    /** What failed. */
+    override readonly cause: unknown,
+  ) {
+    super(`the fence failed after calling ${tool}; whether it acted is unknown`);
+  }
+}
+
+/**
+ * Settle the call with `outcome`. The tool was reached, so a failure to record the outcome
+ * must not hand the key to a re-run: the call is settled instead as an escalation whose effect
+ * is unknown, which a retry with the same key replays. Only when that fails too does the
+ * failure reach the edge, as FailedAfterUpstream.
+ */
+async function settledOnce(
+  settle: (o: Outcome) => Promise<BudgetView>,
+  outcome: Outcome,
+  p: LedgerProposal,
+): Promise<{ outcome: Outcome; budget: BudgetView }> {
+  try {
+    return { outcome, budget: await settle(outcome) };
+  } catch (e) {
+    console.error("settle failed after the upstream was called", e);
+    const detail = `${p.tool} was called, but the fence failed to record its answer (${(e as Error).name}); whether it acted is unknown. The call is settled with this outcome and will not be sent again under this key.`;
+    const unknown = failed(refuse("upstream_outcome_unknown", detail), p.callId, outcome.cache);
+    try {
+      return { outcome: unknown, budget: await settle(unknown) };
+    } catch (again) {
+      throw new FailedAfterUpstream(p.tool, again);
+    }
+  }
+}
+
+/**
+ * The outcome as a key can keep it: an answer too large for the run's ledger to store for
+ * replay becomes the escalation that says so. The tool acted or may have; storing a smaller
+ * outcome keeps the key settled, so the retry replays it instead of calling the tool again.
+ */
+function keptForReplay(outcome: Outcome, p: LedgerProposal): Outcome {
+  if (mutationKey(p) === null) return outcome;
+  const bytes = new TextEncoder().encode(outcome.body).byteLength;
+  if (bytes <= MAX_STORED_ANSWER_BYTES) return outcome;
+  const detail = `${p.tool} answered with ${bytes} bytes, more than the ${MAX_STORED_ANSWER_BYTES} the run's ledger keeps for replay. The tool was reached and may have acted: the call is settled with this outcome, and a retry with the same key replays it.`;
+  return failed(refuse("upstream_answer_too_large", detail), p.callId, outcome.cache);
 }
 
 /** The ledger's view of a gated call; a miss is charged, `outcome` is set later. */
@@ -237,6 +293,7 @@ async function run(
     upstreamKey,
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
     onDrift: c.get("fence").policy.on_drift,
+    answerLimit: c.get("fence").policy.upstream_answer_max_bytes,
   });
 }
 

@@ -7,6 +7,12 @@ import { FENCE } from "../fence.ts";
 import type { LedgerProposal } from "./protocol.ts";
 
 /**
+ * The most bytes of an answer a key stores for replay. A Durable Object's SQLite refuses a
+ * string or row over 2 MB (SQLITE_TOOBIG); the rest of the row fits in what is left.
+ */
+export const MAX_STORED_ANSWER_BYTES = 1_900_000;
+
+/**
  * The call's idempotency key as the ledger keeps it: a mutation's. A key sent with a read is
  * only recorded.
  */

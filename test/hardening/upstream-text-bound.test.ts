@@ -4,7 +4,7 @@ import { validateOutput } from "../../src/core/validate.ts";
 import { dev, json, newRun } from "../helpers.ts";
 import { proposeTo, reply, UpstreamDouble } from "../upstream-double.ts";
 
-/** An answer with `n` unknown members, each with a long name and a long value. */
+/** An answer with `n` unknown members, each with a long name and a long value (7 kB each). */
 function flood(n: number): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < n; i++) out[`member_${i}_${"k".repeat(2000)}`] = "v".repeat(5000);
@@ -15,7 +15,7 @@ const bytes = (s: string) => new TextEncoder().encode(s).byteLength;
 
 describe("text an upstream sends back", () => {
   it("is bounded in the problem, the audit and the key's stored answer", async () => {
-    const double = new UpstreamDouble(reply(200, flood(300)));
+    const double = new UpstreamDouble(reply(200, flood(120)));
     const run = newRun("bounded");
     const call = {
       tool: "charge_card",

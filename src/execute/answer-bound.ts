@@ -1,0 +1,71 @@
+/**
+ * Reading an upstream's answer with a byte bound, counted while it streams: an answer is never
+ * read whole before its size is known, so a 30 MB answer costs the isolate the bound, not 30 MB.
+ */
+
+/** Thrown when an answer passes its bound; `seen` is the bytes counted (or declared) by then. */
+export class AnswerTooLarge extends Error {
+  override readonly name = "AnswerTooLarge";
+  constructor(
+    /** The most bytes the answer may have. */
+    readonly limit: number,
+    /** Bytes received, or the Content-Length declared, when the bound was passed. */
+    readonly seen: number,
+  ) {
+    super(`the answer passed ${limit} bytes (${seen} seen)`);
+  }
+}
+
+/** The Content-Length an answer declares (RFC 9110 §8.6), or null. */
+function declaredLength(headers: Headers): number | null {
+  const value = headers.get("Content-Length");
+  return value !== null && /^\d{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/**
+ * `response` with its body counted as it streams: past `limit` bytes the body errors with
+ * AnswerTooLarge (and `over` is called with it), so whoever reads it, the fence or a library,
+ * stops there. A declared length past the bound fails at once, before any byte is read.
+ */
+export function boundedResponse(
+  response: Response,
+  limit: number,
+  over: (e: AnswerTooLarge) => void = () => undefined,
+): Response {
+  const declared = declaredLength(response.headers);
+  if (declared !== null && declared > limit) {
+    const e = new AnswerTooLarge(limit, declared);
+    over(e);
+    response.body?.cancel().catch(() => undefined);
+    throw e;
+  }
+  if (response.body === null) return response;
+  let seen = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) {
+        const e = new AnswerTooLarge(limit, seen);
+        over(e);
+        controller.error(e);
+        return;
+      }
+      controller.enqueue(chunk);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(response.body.pipeThrough(counter), { status, statusText, headers });
+}
+
+/** The answer's body as UTF-8 text, read with `limit`; throws AnswerTooLarge past it. */
+export async function readBounded(response: Response, limit: number): Promise<string> {
+  let passed: AnswerTooLarge | null = null;
+  try {
+    return await boundedResponse(response, limit, (e) => {
+      passed = e;
+    }).text();
+  } catch (e) {
+    // The stream's error may reach the reader wrapped; the bound's own error says what happened.
+    throw passed ?? e;
+  }
+}
