@@ -71,6 +71,8 @@ export interface Proposal {
   fingerprint: string;
   /** Epoch ms of the decision. */
   now: number;
+  /** How long the call may take upstream, when it will be sent there. */
+  timeoutMs?: number;
 }
 
 /** What the ledger does with a proposal. */
@@ -129,8 +131,10 @@ export function admit(
       );
     }
     // Retryable, or in flight past its lease (its worker died): same intent, already charged.
-    return { kind: "admit", charge: FREE };
+    return tooClose(run, p) ?? { kind: "admit", charge: FREE };
   }
+  const close = tooClose(run, p);
+  if (close !== null) return close;
   const capped = capRefusal(p.tool, caps);
   if (capped !== null) return capped;
   const charge = { mutations: p.effect === "mutate" ? 1 : 0, paid: p.paid ? 1 : 0, calls: 1 };
@@ -141,6 +145,20 @@ export function admit(
     return refused("budget_exhausted", `The run may make at most ${run.maxPaidCalls} paid calls.`);
   }
   return { kind: "admit", charge };
+}
+
+/**
+ * A mutation sent with less time left than it may take could act upstream and answer after
+ * the deadline, when no retry is admitted: its effect would be silent. It is not sent.
+ */
+function tooClose(run: RunState, p: Proposal): Admission | null {
+  if (p.effect !== "mutate" || p.timeoutMs === undefined) return null;
+  const left = run.deadlineAt - p.now;
+  if (left >= p.timeoutMs) return null;
+  return refused(
+    "run_deadline_too_close",
+    `The run's deadline at ${iso(run.deadlineAt)} leaves ${left} ms, less than the ${p.timeoutMs} ms this mutation may take; it was not sent.`,
+  );
 }
 
 function capRefusal(tool: string, caps: CallCaps): Admission | null {

@@ -22,6 +22,7 @@ export type Reason =
   | "target_cap_exhausted"
   | "override_loosens_policy"
   | "run_deadline_exceeded"
+  | "run_deadline_too_close"
   | "run_halted"
   | "approval_required"
   | "approval_denied"
@@ -114,6 +115,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     title: "A run's limits may only be tighter than the policy",
   },
   run_deadline_exceeded: { status: 403, decision: "block", title: "The run's deadline has passed" },
+  run_deadline_too_close: {
+    status: 403,
+    decision: "block",
+    title: "Too little time is left before the run's deadline for this mutation",
+  },
   run_halted: { status: 403, decision: "block", title: "The run was halted" },
   approval_required: {
     status: 202,

@@ -181,7 +181,7 @@ async function admitAndRun(
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
-  const execution = await run(c, ref, call, answer.deadlineAt);
+  const execution = noRetryLeft(await run(c, ref, call, answer.deadlineAt), proposal, answer);
   if (route.kind === "lead") route.lead.land(execution);
   const outcome = keptForReplay(outcomeOf(execution, callId, "applied", route.cache), proposal);
   const settle = (o: Outcome) =>
@@ -193,6 +193,24 @@ async function admitAndRun(
     });
   const settled = await settledOnce(settle, outcome, proposal);
   return respond(settled.outcome, settled.budget, route.key);
+}
+
+/**
+ * A mutation that reached its tool and got no usable answer is a `retry` only while the run
+ * would admit the retry: with less time left than the call may take, it is an escalation whose
+ * effect is unknown, settled so, never advice the deadline would refuse.
+ */
+function noRetryLeft(
+  execution: Execution,
+  p: LedgerProposal,
+  admitted: { deadlineAt: number },
+): Execution {
+  if (execution.ok || p.effect !== "mutate" || p.timeoutMs === undefined) return execution;
+  if (DECISION_TABLE[execution.refusal.reason].decision !== "retry") return execution;
+  const left = admitted.deadlineAt - Date.now();
+  if (left >= p.timeoutMs) return execution;
+  const detail = `${p.tool} was called and gave no usable answer (${execution.refusal.reason}), and the ${Math.max(0, left)} ms left before the run's deadline are less than a retry may take; whether it acted is unknown.`;
+  return { ok: false, refusal: refuse("upstream_outcome_unknown", detail) };
 }
 
 /**
@@ -267,6 +285,7 @@ function proposalOf(
     args: JSON.stringify(call.args),
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
+    timeoutMs: timeoutOf(c, call, Number.POSITIVE_INFINITY),
     outcome: null,
     ...kept,
   };

@@ -60,7 +60,9 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   const reaches = p.outcome?.decision !== "cached";
   const rule = targetRuleOf(FENCE, p.tool);
   const caps = reaches ? callCaps(sql, s.kept, limits, p.tool, rule, p.target) : UNCAPPED;
-  const decision = admit(runState(run, limits), stored, { ...p, key, now }, caps);
+  // A tool the fence answers itself comes with its outcome: no time is needed for it.
+  const timeout = p.outcome === null && p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {};
+  const decision = admit(runState(run, limits), stored, { ...p, key, now, ...timeout }, caps);
   const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
   if (decision.kind === "refuse") {
     append(refusalDraft({ ...draft, decision: "block" }, decision.refusal), run);

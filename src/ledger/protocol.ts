@@ -123,6 +123,8 @@ export interface LedgerProposal {
   target: string | null;
   /** How long the key stays `in_flight` before it is presumed abandoned. */
   leaseMs: number;
+  /** The call's wall-clock limit; a mutation is admitted only while the run has this long left. */
+  timeoutMs?: number;
   /** The validated arguments as JSON text: approval rules read them, and a grant shows them. */
   args: string;
   /**
