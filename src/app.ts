@@ -8,6 +8,7 @@ import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
 import { driftedTools } from "./execute/drift.ts";
+import { FailedAfterUpstream } from "./http/after-upstream.ts";
 import {
   decideApproval,
   resolveEscalation,
@@ -17,7 +18,7 @@ import {
 import { publishedKeys } from "./http/audit-keys.ts";
 import { auditHead, auditSegments, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
-import { FailedAfterUpstream, proposeCall } from "./http/calls.ts";
+import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, rateLimit } from "./http/guards.ts";
 import { isLocalDevelopment } from "./http/local-dev.ts";

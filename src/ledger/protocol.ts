@@ -1,7 +1,7 @@
 /**
  * The RunLedger's and TenantLedger's RPC protocol: what the worker sends and what it gets back.
  */
-import type { Charge } from "../core/admission.ts";
+import type { Charge, Proposal } from "../core/admission.ts";
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { ApprovalTicket } from "./approval-types.ts";
@@ -103,8 +103,8 @@ export interface Outcome {
   cache: CacheStatus | null;
 }
 
-/** A call that passed the contract gate, for the ledger to decide. */
-export interface LedgerProposal {
+/** A call that passed the contract gate, for the ledger to decide (with its `timeoutMs`). */
+export interface LedgerProposal extends Pick<Proposal, "timeoutMs"> {
   /** Unique id of the call. */
   callId: string;
   /** Exact tool name. */
@@ -123,8 +123,6 @@ export interface LedgerProposal {
   target: string | null;
   /** How long the key stays `in_flight` before it is presumed abandoned. */
   leaseMs: number;
-  /** The call's wall-clock limit; a mutation is admitted only while the run has this long left. */
-  timeoutMs?: number;
   /** The validated arguments as JSON text: approval rules read them, and a grant shows them. */
   args: string;
   /**
