@@ -1,21 +1,28 @@
 /**
- * `npm run check`, after the dry-run build: the bundle must not generate code at run time.
- * workerd refuses `eval` and `new Function` (EvalError), while the vitest workers pool allows
- * them, so a dependency that compiles schemas to code passes the tests and fails deployed.
+ * `npm run check`, after the dry-run build: the bundle must not generate code at run time
+ * (workerd refuses `eval` and `new Function`, while the vitest workers pool allows them, so a
+ * dependency that compiles schemas to code passes the tests and fails deployed), and no module
+ * may be bundled twice (scripts/lib/bundle-check.ts).
  */
 import { readFileSync } from "node:fs";
+import { codegenSites, duplicateModules } from "./lib/bundle-check.ts";
 
 const BUNDLE = ".wrangler/dry-run/index.js";
-const CODEGEN = /\bnew Function\s*\(|(?<![\w.$])eval\s*\(/g;
 
-const text = readFileSync(BUNDLE, "utf8");
-const found = [...text.matchAll(CODEGEN)].map((m) =>
-  text.slice(Math.max(0, m.index - 60), m.index + 40),
-);
+const found = codegenSites(readFileSync(BUNDLE, "utf8"));
 if (found.length > 0) {
   console.error(
     `${BUNDLE} generates code at run time, which workerd refuses:\n  ${found.join("\n  ")}`,
   );
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  console.log(`${BUNDLE}: no eval or new Function`);
 }
-console.log(`${BUNDLE}: no eval or new Function`);
+
+const twice = duplicateModules(JSON.parse(readFileSync(`${BUNDLE}.map`, "utf8")));
+if (twice.length > 0) {
+  console.error(`${BUNDLE} holds modules more than once:\n  ${twice.join("\n  ")}`);
+  process.exitCode = 1;
+} else {
+  console.log(`${BUNDLE}: no module bundled twice`);
+}
