@@ -3,7 +3,8 @@
  * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
  * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
  * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
- * beside their floors.
+ * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
+ * prints and rewrites in BENCHMARKS.md.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -23,7 +24,8 @@ import { parseCli, wholeNumber } from "./lib/cli.ts";
 
 const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --scale [--quick]
-       npm run bench -- --profile [--quick]`;
+       npm run bench -- --profile [--quick]
+       npm run bench -- --bundle`;
 
 const { values: flags } = parseCli(
   {
@@ -32,6 +34,7 @@ const { values: flags } = parseCli(
       growth: { type: "string" },
       scale: { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
+      bundle: { type: "boolean", default: false },
     },
   },
   USAGE,
@@ -112,9 +115,22 @@ async function profile(): Promise<void> {
   process.stdout.write(`\n${tables.map(plain).join("\n")}\n${machine()}\n`);
 }
 
+/** The bundle and startup table alone: printed, and put in place of its section of BENCHMARKS.md. */
+function bundle(): void {
+  const table = benchBundle();
+  process.stdout.write(`\n${plain(table)}\n${machine()}\n`);
+  const doc = readFileSync("BENCHMARKS.md", "utf8");
+  const section = /### Bundle and startup\n[\s\S]*?(?=\n### |$)/;
+  if (!section.test(doc)) throw new Error("BENCHMARKS.md has no Bundle and startup section");
+  const apart = `${markdown(table)}\nMeasured apart from the other tables:\n\n${machine()}\n`;
+  writeFileSync("BENCHMARKS.md", doc.replace(section, apart));
+  process.stderr.write("rewrote the Bundle and startup section of BENCHMARKS.md\n");
+}
+
 async function main(): Promise<void> {
   if (flags.scale) return scale();
   if (flags.profile) return profile();
+  if (flags.bundle) return bundle();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
