@@ -83,9 +83,9 @@ export async function benchChain(quick: boolean): Promise<Table> {
       "µs per entry (tinybench, Node, median of " +
       `${rounds} round(s)): the RFC 8785 form of the entry as published, its SHA-256 as the ` +
       "ledger computes it (`node:crypto`, synchronous and native, inside the decision's " +
-      "transaction), the two together (what `append` adds per entry over an unchained log: " +
-      "before the chain an entry cost neither), and the same SHA-256 in pure JavaScript " +
-      "(@noble/hashes), which the chain used first. An admitted call writes two entries, a " +
+      "transaction), the two together (what `append` adds per entry over an unchained log, " +
+      "where an entry costs neither), and the same SHA-256 in pure JavaScript " +
+      "(@noble/hashes, the portable alternative). An admitted call writes two entries, a " +
       "refused or cached one one.",
     head: [
       "entry",
