@@ -75,6 +75,9 @@ export function policyReport(fence: Fence): string {
   );
   for (const [tenant, limits] of fence.tenantLimits)
     lines.push(`tenant ${tenant}: ${limitsLine(limits)}`);
+  lines.push(
+    `open runs at once: ${policy.max_open_runs_per_key} per key, ${policy.max_open_runs_per_tenant} per tenant`,
+  );
   lines.push(...approvalLines(fence), ...auditLines(fence));
   return lines.join("\n");
 }
@@ -95,6 +98,7 @@ function auditLines(fence: Fence): string[] {
       : "sensitive arguments (the audit keeps hmac-sha256:<hex>, never the value):",
     ...marked,
     `audit_unparsed: ${fence.policy.audit_unparsed} (${unparsed})`,
+    `audit entries kept in full per run: ${fence.policy.max_audit_entries_per_run} (a refusal past them is counted per reason)`,
   ];
 }
 
@@ -103,10 +107,12 @@ function approvalLines(fence: Fence): string[] {
   const rules = Object.entries(fence.policy.tools).flatMap(([tool, rule]) =>
     (rule.approval ?? []).map((r) => `  ${tool}: ${r.name} (${describeRule(r)})`),
   );
-  const ttl = `approvals wait and grants last ${fence.policy.approval_ttl_ms} ms`;
+  const { policy } = fence;
+  const ttl = `approvals wait and grants last ${policy.approval_ttl_ms} ms`;
+  const caps = `pending approvals at once: ${policy.max_pending_approvals_per_run} per run, ${policy.max_pending_approvals_per_tenant} per tenant; webhook pages ${policy.approval_pages_per_minute} per tenant per minute`;
   return rules.length === 0
     ? ["", "approval: no rule; no call needs a person"]
-    : ["", `approval rules (the first match asks a person; ${ttl}):`, ...rules];
+    : ["", `approval rules (the first match asks a person; ${ttl}):`, ...rules, caps];
 }
 
 function limitsLine(l: RunLimits): string {

@@ -59,6 +59,18 @@ export const PolicySchema = v.strictObject({
   audit_unparsed: v.optional(v.picklist(["keep", "digest"]), "keep"),
   /** How long an approval waits for an operator, and how long a grant then stays usable. */
   approval_ttl_ms: v.optional(v.pipe(PositiveInt, v.minValue(1_000)), 3_600_000),
+  /** Most runs one caller key may have open at once (not halted, not past their deadline). */
+  max_open_runs_per_key: v.optional(PositiveInt, 100),
+  /** Most runs a tenant may have open at once, whichever keys opened them. */
+  max_open_runs_per_tenant: v.optional(PositiveInt, 1_000),
+  /** Most approvals of one run that may wait for a person at once. */
+  max_pending_approvals_per_run: v.optional(PositiveInt, 5),
+  /** Most approvals of one tenant that may wait for a person at once. */
+  max_pending_approvals_per_tenant: v.optional(PositiveInt, 50),
+  /** Most approval pages the webhook sends per tenant in a minute; the rest wait in the list. */
+  approval_pages_per_minute: v.optional(PositiveInt, 10),
+  /** Audit entries a run keeps in full; a refusal past them is counted per reason instead. */
+  max_audit_entries_per_run: v.optional(v.pipe(PositiveInt, v.minValue(100)), 1_000),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
   tenants: v.optional(
     v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),

@@ -24,9 +24,11 @@ export type Reason =
   | "run_deadline_exceeded"
   | "run_deadline_too_close"
   | "run_halted"
+  | "run_cap_exhausted"
   | "approval_required"
   | "approval_denied"
   | "approval_expired"
+  | "approval_cap_exhausted"
   | "approval_already_decided"
   | "escalation_already_resolved"
   | "upstream_timeout"
@@ -121,6 +123,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     title: "Too little time is left before the run's deadline for this mutation",
   },
   run_halted: { status: 403, decision: "block", title: "The run was halted" },
+  run_cap_exhausted: {
+    status: 429,
+    decision: "retry",
+    title: "Too many runs are open for this key or tenant",
+  },
   approval_required: {
     status: 202,
     decision: "needs_approval",
@@ -131,6 +138,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 403,
     decision: "block",
     title: "The approval for this call expired",
+  },
+  approval_cap_exhausted: {
+    status: 429,
+    decision: "retry",
+    title: "Too many approvals wait for a person",
   },
   approval_already_decided: {
     status: 409,
