@@ -59,6 +59,8 @@ export interface RunStatusView {
   tool_calls: Record<string, number>;
   /** Audit entries per decision. */
   decisions: Record<string, number>;
+  /** Refusals counted by reason once the log held its entry cap. */
+  refusals_counted: Record<string, number>;
 }
 
 /** Someone calling the fence with one key (or none). */

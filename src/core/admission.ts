@@ -108,11 +108,8 @@ export function admit(
   p: Proposal,
   caps: CallCaps = UNCAPPED,
 ): Admission {
-  if (run.haltedAt !== null)
-    return refused("run_halted", "The run was halted; no call of it runs.");
-  if (p.now >= run.deadlineAt) {
-    return refused("run_deadline_exceeded", `The run's deadline passed at ${iso(run.deadlineAt)}.`);
-  }
+  const ended = endedRefusal(run, p.now);
+  if (ended !== null) return { kind: "refuse", refusal: ended };
   if (run.allowedTools !== null && !run.allowedTools.includes(p.tool)) {
     return refused("tool_not_allowed", `${p.tool} is not allowed by this run's limits.`);
   }
@@ -159,6 +156,21 @@ function tooClose(run: RunState, p: Proposal): Admission | null {
     "run_deadline_too_close",
     `The run's deadline at ${iso(run.deadlineAt)} leaves ${left} ms, less than the ${p.timeoutMs} ms this mutation may take; it was not sent.`,
   );
+}
+
+/**
+ * The refusal of every call of a run that ended (halted, or past its deadline), or null while
+ * it is open. It comes before anything else about the call is looked at.
+ */
+export function endedRefusal(
+  run: Pick<RunState, "haltedAt" | "deadlineAt">,
+  now: number,
+): Refusal | null {
+  if (run.haltedAt !== null) return refuse("run_halted", "The run was halted; no call of it runs.");
+  if (now >= run.deadlineAt) {
+    return refuse("run_deadline_exceeded", `The run's deadline passed at ${iso(run.deadlineAt)}.`);
+  }
+  return null;
 }
 
 function capRefusal(tool: string, caps: CallCaps): Admission | null {

@@ -3,6 +3,7 @@
  * decisions would change.
  */
 import * as v from "valibot";
+import { endedRefusal } from "./admission.ts";
 import { gate } from "./gate.ts";
 import { type Fence, limitsFor } from "./policy.ts";
 import { DECISION_TABLE, type Reason } from "./reasons.ts";
@@ -79,6 +80,9 @@ const UPSTREAM: ReadonlySet<string> = new Set([
 /** Refusals made before the body was read: the audit cannot show what was sent. */
 const UNREAD: ReadonlySet<string> = new Set(["payload_too_large"]);
 
+/** Refusals of a run that ended, recorded without the call's body. */
+const ENDED: ReadonlySet<FenceOutcome> = new Set(["run_halted", "run_deadline_exceeded"]);
+
 /** Parse an NDJSON audit export; every bad line is named by its number. */
 export function parseAudit(ndjson: string): Result<AuditRecord[], string[]> {
   const records: AuditRecord[] = [];
@@ -148,7 +152,8 @@ export async function replayAudit(
     }
     const before = recordedOutcome(r);
     const after = await redecide(sim, r, before, opts);
-    calls.push({ seq: r.seq, tool: r.tool, before, after });
+    if (after === null) skipped.push(r.seq);
+    else calls.push({ seq: r.seq, tool: r.tool, before, after });
   }
   return { calls, changed: calls.filter((c) => c.before !== c.after), skipped };
 }
@@ -158,9 +163,13 @@ async function redecide(
   r: AuditRecord,
   before: FenceOutcome,
   opts: ReplayOptions,
-): Promise<FenceOutcome> {
+): Promise<FenceOutcome | null> {
   const now = Date.parse(r.at);
   if (before === "run_halted" && sim.state.haltedAt === null) sim.state.haltedAt = now;
+  // A run that ended keeps no body of a call made after: its end alone decided it.
+  if (ENDED.has(before) && r.payload === "" && r.content_type === null) {
+    return endedRefusal(sim.state, now)?.reason ?? null;
+  }
   const raw = { contentType: r.content_type, text: r.payload, headerKey: r.idempotency_key };
   const gated = await gate(opts.fence, { ...raw, callerTools: null }, { maxDepth: opts.maxDepth });
   if (!gated.ok) return gated.error.refusal.reason;

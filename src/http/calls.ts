@@ -85,8 +85,8 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const evidence = evidenceOf(contentType, kept);
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
-    const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return refused(refusal, { call_id: callId, budget });
+    const kept = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return refused(kept.refusal, { call_id: callId, budget: kept.budget });
   }
   const call = gated.value;
   const route = await routeRead({
@@ -153,8 +153,8 @@ async function admitAndRun(
   if (early !== null && early.refusal !== null) {
     const { refusal } = early;
     const { tool, form, key, evidence } = proposal;
-    const budget = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return refused(refusal, { call_id: callId, budget });
+    const kept = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return refused(kept.refusal, { call_id: callId, budget: kept.budget });
   }
   const known = inline
     ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)

@@ -120,6 +120,7 @@ export const RunViewSchema = v.strictObject({
   limits: LimitsViewSchema,
   tool_calls: v.record(v.string(), Count),
   decisions: v.record(v.string(), Count),
+  refusals_counted: v.record(v.string(), Count),
 });
 
 const CacheStatus = v.picklist(["hit-memory", "hit-edge", "hit-kv", "miss", "bypass"]);

@@ -3,6 +3,7 @@
  * and the append-only audit log, each decision one `transactionSync`.
  */
 import { DurableObject } from "cloudflare:workers";
+import { endedRefusal } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
@@ -29,12 +30,13 @@ import { type Kept, within } from "./kept.ts";
 import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
-import { decideProposal, rejectionDraft } from "./propose.ts";
+import { decideProposal, keepRefusal, rejectionDraft } from "./propose.ts";
 import type {
   BudgetView,
   LedgerAnswer,
   LedgerProposal,
   OpenAnswer,
+  Recorded,
   Rejection,
   RunRef,
   RunSummary,
@@ -121,16 +123,26 @@ export class RunLedger extends DurableObject<Env> {
     return this.close(ref, (run) => withdrawCall(this.sql, this.mirror, run, w, this.logOutcome));
   }
 
-  /** Record a call refused before the run's rules (parse or contract gate). */
-  async record(ref: RunRef, r: Rejection): Promise<BudgetView> {
+  /**
+   * Record a call refused before the run's rules (parse or contract gate). A run that ended
+   * refuses it for that first, before anything the call said: the answer names the refusal
+   * recorded.
+   */
+  async record(ref: RunRef, r: Rejection): Promise<Recorded> {
     const now = Date.now();
-    const run = this.transact(() => {
+    const { run, refusal } = this.transact(() => {
       const run = this.rowOf(ref, now);
-      this.log(entryOf(rejectionDraft(r), run), run, null);
-      return run;
+      const ended = endedRefusal({ haltedAt: run.halted_at, deadlineAt: run.deadline_at }, now);
+      const refusal = ended ?? r.refusal;
+      const charged = (row: RunRow) => this.known.holds(row);
+      keepRefusal(
+        { ledger: this.scope(run, now), charged, kept: this.mirror },
+        rejectionDraft({ ...r, refusal }),
+      );
+      return { run, refusal };
     });
     await this.afterWrite(run, now);
-    return budgetView(run);
+    return { budget: budgetView(run), refusal };
   }
 
   /** Open the run with limits tighter than its current ones (open-run.ts). */

@@ -6,9 +6,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 16 migration steps. */
+/** The RunLedger's schema after its 17 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 16,
+  steps: 17,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -21,7 +21,7 @@ export const FRESH_RUN_SCHEMA: FreshSchema = {
      paid_used INTEGER NOT NULL DEFAULT 0,
      max_mutations INTEGER NOT NULL,
      max_paid_calls INTEGER NOT NULL
-   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0, counted_through INTEGER NOT NULL DEFAULT 0);
+   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0, counted_through INTEGER NOT NULL DEFAULT 0, refusals_counted TEXT);
 CREATE TABLE open_call (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,

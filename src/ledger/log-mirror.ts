@@ -38,6 +38,11 @@ export class LogMirror implements Kept, ToolUses {
     return used;
   }
 
+  /** The seq of the log's last entry (0 when it has none). */
+  lastSeq(sql: SqlStorage, run: RunRow): number {
+    return this.tip.of(sql, run).seq;
+  }
+
   /** The object built its storage just now: the log has no entry to read. */
   startsEmpty(): void {
     this.tip.startsEmpty();

@@ -284,6 +284,9 @@ export const MIGRATIONS: readonly string[] = [
   "ALTER TABLE audit ADD COLUMN uses INTEGER;",
   // A run's keys are no more than its mutations: the alarm scans them, and a key writes one b-tree.
   "DROP INDEX idempotency_key_expiry;",
+  // Past the policy's entry cap a refusal is counted per reason on the run's row (a JSON object
+  // of counts) instead of appended: refusal-keep.ts.
+  "ALTER TABLE run ADD COLUMN refusals_counted TEXT;",
 ];
 
 /**

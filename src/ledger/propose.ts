@@ -3,7 +3,7 @@
  * a person, charge the run and write the entry. The ledger runs this in one `transactionSync`
  * and does the waiting (the alarm, the run index) after it.
  */
-import { admit, UNCAPPED } from "../core/admission.ts";
+import { admit, endedRefusal, UNCAPPED } from "../core/admission.ts";
 import { targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
@@ -13,6 +13,7 @@ import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
 import type { LogMirror } from "./log-mirror.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
+import { countRefusal, logFull, withoutBody } from "./refusal-keep.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
 import { callCaps, countUse } from "./usage.ts";
 import { budgetView, type RunRow, runState } from "./views.ts";
@@ -49,6 +50,23 @@ export function rejectionDraft(r: Rejection): AuditDraft {
   return refusalDraft(draft, r.refusal);
 }
 
+/**
+ * Keep a refusal in the run's log: without the call's body when the run ended, only counted
+ * when the log is full (refusal-keep.ts).
+ */
+export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft): void {
+  const { sql, run, append } = s.ledger;
+  if (logFull(s.kept.lastSeq(sql, run))) {
+    s.charged(countRefusal(sql, draft.reason ?? "unknown"));
+    return;
+  }
+  const ended = endedRefusal(
+    { haltedAt: run.halted_at, deadlineAt: run.deadline_at },
+    s.ledger.now,
+  );
+  append(ended === null ? draft : withoutBody(draft), run);
+}
+
 /** Decide the call; `version` is the policy's, for an approval. */
 export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
   const { sql, run, now, append } = s.ledger;
@@ -65,7 +83,7 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   const decision = admit(runState(run, limits), stored, { ...p, key, now, ...timeout }, caps);
   const draft = { ...p, reason: null, status: null, cache: null, durationMs: null };
   if (decision.kind === "refuse") {
-    append(refusalDraft({ ...draft, decision: "block" }, decision.refusal), run);
+    keepRefusal(s, refusalDraft({ ...draft, decision: "block" }, decision.refusal));
     return { kind: "refuse", refusal: decision.refusal, budget: budgetView(run) };
   }
   if (decision.kind === "replay") {

@@ -89,6 +89,14 @@ export interface Rejection {
   evidence: Evidence;
 }
 
+/** What the ledger recorded of a call refused before the run's rules. */
+export interface Recorded {
+  /** The run's budget. */
+  budget: BudgetView;
+  /** The refusal recorded: the gate's, or the run's own when it ended or was refused a start. */
+  refusal: Refusal;
+}
+
 /** The final outcome of a call that ran (or was served from the cache). */
 export interface Outcome {
   /** Decision to record and answer with. */
@@ -193,6 +201,8 @@ export interface RunView {
   tool_calls: Record<string, number>;
   /** How many audit entries carry each decision. */
   decisions: Record<string, number>;
+  /** Refusals counted by reason, not appended, once the log held its entry cap. */
+  refusals_counted: Record<string, number>;
 }
 
 /** A run's status, when it last recorded a call and what waits: a row of the console's run list. */

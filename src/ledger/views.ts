@@ -12,6 +12,7 @@ import type {
   LimitsView,
   RunView,
 } from "./protocol.ts";
+import { countedRefusals } from "./refusal-keep.ts";
 
 /** The `run` row. */
 export interface RunRow {
@@ -30,6 +31,8 @@ export interface RunRow {
   tool_caps: string | null;
   opened_by: string | null;
   indexed_at: number | null;
+  /** Refusals counted past the audit's entry cap, a JSON object by reason (refusal-keep.ts). */
+  refusals_counted: string | null;
   /** 1 when the run was created under local development (src/ledger/signing-key.ts). */
   local: number;
 }
@@ -154,6 +157,7 @@ export function runView(run: RunRow, now: number, extras: RunExtras): RunView {
     limits: limitsView(extras.limits, extras.policyTools),
     tool_calls: extras.toolCalls,
     decisions: extras.decisions,
+    refusals_counted: countedRefusals(run),
   };
 }
 

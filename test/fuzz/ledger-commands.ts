@@ -263,7 +263,7 @@ export const record = fc
       async (m, r) => {
         const callId = nextCallId(m);
         const refusal = { reason, detail: "generated" } as const;
-        await r.stub.record(r.ref, {
+        const kept = await r.stub.record(r.ref, {
           callId,
           tool: null,
           form: null,
@@ -271,7 +271,10 @@ export const record = fc
           refusal,
           evidence: EVIDENCE,
         });
-        m.audit.push({ callId, decision: "block", reason });
+        // A run that ended refuses the call for that, before the gate's reason.
+        const ended = m.halted ? "run_halted" : m.expired ? "run_deadline_exceeded" : null;
+        expect(kept.refusal.reason).toBe(ended ?? reason);
+        m.audit.push({ callId, decision: "block", reason: ended ?? reason });
       },
     ),
   );

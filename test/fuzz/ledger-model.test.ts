@@ -29,7 +29,7 @@ async function setup(): Promise<{ model: LedgerModel; real: Real }> {
   const stub = env.RUN_LEDGER.getByName(`default/${runId}`);
   const refusal = { reason: "malformed_payload", detail: "setup" } as const;
   const first = { callId: "call-0", tool: null, form: null, key: null, refusal };
-  const budget = await stub.record(ref, { ...first, evidence: EVIDENCE });
+  const { budget } = await stub.record(ref, { ...first, evidence: EVIDENCE });
   await editRun(stub, "max_paid_calls = ?", MAX_PAID);
   const model: LedgerModel = {
     halted: false,
