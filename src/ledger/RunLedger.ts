@@ -7,6 +7,7 @@ import { endedRefusal } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
+import { limitsFor } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
 import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./abandon.ts";
@@ -50,7 +51,7 @@ import { haltRun, KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
-import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
+import { budgetView, type EntryDraft, type RunRow, unusedBudget } from "./views.ts";
 import { withdrawCall } from "./withdraw.ts";
 
 /**
@@ -96,6 +97,8 @@ export class RunLedger extends DurableObject<Env> {
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
   async propose(ref: RunRef, p: LedgerProposal): Promise<LedgerAnswer> {
     const now = Date.now();
+    const unopened = await this.admitNew(ref, now);
+    if (unopened !== null) return { kind: "refuse", ...unopened };
     const version = await policyVersion();
     let run: RunRow | null = null;
     const answer = this.transact((): LedgerAnswer => {
@@ -130,6 +133,8 @@ export class RunLedger extends DurableObject<Env> {
    */
   async record(ref: RunRef, r: Rejection): Promise<Recorded> {
     const now = Date.now();
+    const unopened = await this.admitNew(ref, now);
+    if (unopened !== null) return unopened;
     const { run, refusal } = this.transact(() => {
       const run = this.rowOf(ref, now);
       const ended = endedRefusal({ haltedAt: run.halted_at, deadlineAt: run.deadline_at }, now);
@@ -148,6 +153,8 @@ export class RunLedger extends DurableObject<Env> {
   /** Open the run with limits tighter than its current ones (open-run.ts). */
   async open(ref: RunRef, override: LimitOverride, operator: boolean): Promise<OpenAnswer> {
     const now = Date.now();
+    const unopened = await this.admitNew(ref, now);
+    if (unopened !== null) return { kind: "refuse", refusal: unopened.refusal, field: null };
     const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
@@ -165,9 +172,10 @@ export class RunLedger extends DurableObject<Env> {
       return run;
     });
     this.known.forget();
-    // The run ended: the alarm archives the rest of its log.
+    // The run ended: the alarm archives the rest of its log, and its tenant stops counting it.
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
+    await this.index.ended(run, now);
     return statusOf(this.sql, this.known.of(this.sql, ref, now), now);
   }
 
@@ -246,6 +254,19 @@ export class RunLedger extends DurableObject<Env> {
   /** The alarm's archive step with a given configuration and time (for a test's small values). */
   async archiveNow(cfg: ArchiveConfig, now = Date.now()): Promise<number> {
     return this.alarms.ring(cfg, now);
+  }
+
+  /**
+   * Before a write that would create the run: whether its tenant lets it open (the caps on
+   * open runs, run-registration.ts). Null when the run exists or may be created; else the
+   * refusal, with the budget of a run that was never created. Nothing is stored then: a run
+   * refused at its start leaves no object behind, as a call the rate limit refuses.
+   */
+  private async admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
+    if (!this.known.isNew(this.sql)) return null;
+    const refusal = await this.index.admit(ref, now);
+    if (refusal === null) return null;
+    return { refusal, budget: unusedBudget(limitsFor(FENCE, ref.tenant)) };
   }
 
   /** Close an open call with `step` in one transaction. */

@@ -16,7 +16,16 @@ import { isSignedOut, recordSignOut } from "./console-sessions.ts";
 import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
 import { migrate } from "./migrate.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
-import { type IndexedRun, indexRun, recentRuns } from "./run-index.ts";
+import {
+  admitRun,
+  endRun,
+  type IndexedRun,
+  indexRun,
+  type OpeningRun,
+  type OpenRunCaps,
+  type RunAdmission,
+  recentRuns,
+} from "./run-index.ts";
 import {
   decideClaim,
   type LapsedClaim,
@@ -112,6 +121,19 @@ export class TenantLedger extends DurableObject<Env> {
   /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */
   release(c: TargetClaim): void {
     releaseClaim(this.sql, c);
+  }
+
+  /**
+   * Index a run about to be created, or refuse it when its key or the tenant has as many open
+   * runs as the policy allows (run-index.ts); asked by the run's first write.
+   */
+  openRun(run: OpeningRun, caps: OpenRunCaps): RunAdmission {
+    return this.ctx.storage.transactionSync(() => admitRun(this.sql, run, caps, Date.now()));
+  }
+
+  /** A run of the tenant was halted at `at`: it no longer counts as open. */
+  endRun(runId: string, at: number): void {
+    endRun(this.sql, runId, at);
   }
 
   /** Add a run to the tenant's index; called once, when the run's ledger row is created. */

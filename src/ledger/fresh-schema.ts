@@ -117,9 +117,9 @@ CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);`,
 };
 
-/** The TenantLedger's schema after its 6 migration steps. */
+/** The TenantLedger's schema after its 7 migration steps. */
 export const FRESH_TENANT_SCHEMA: FreshSchema = {
-  steps: 6,
+  steps: 7,
   sql: `CREATE TABLE "target_claim" (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
@@ -144,7 +144,7 @@ CREATE TABLE "approval_index" (
 CREATE TABLE "run_index" (
      run_id TEXT PRIMARY KEY,
      created_at INTEGER NOT NULL
-   ) WITHOUT ROWID;
+   , opened_by TEXT, ends_at INTEGER) WITHOUT ROWID;
 CREATE TABLE "console_signed_out" (
      session_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
@@ -152,6 +152,8 @@ CREATE TABLE "console_signed_out" (
 CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
 CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);
 CREATE INDEX run_index_by_created ON run_index (created_at);
-CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
+CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);
+CREATE INDEX run_index_open ON run_index (ends_at);
+CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);`,
   rare: ``,
 };

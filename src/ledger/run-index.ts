@@ -23,6 +23,75 @@ export interface IndexedRun {
   created_at: number;
 }
 
+/**
+ * The index's step that lets it count open runs: who opened each run, and when it ends (its
+ * deadline, or its halt if sooner). A run indexed before has no end and is not counted.
+ */
+export const RUN_INDEX_OPEN_SCHEMA = `ALTER TABLE run_index ADD COLUMN opened_by TEXT;
+   ALTER TABLE run_index ADD COLUMN ends_at INTEGER;
+   CREATE INDEX run_index_open ON run_index (ends_at);
+   CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);`;
+
+/** A run about to be created, as the index counts it. */
+export interface OpeningRun extends IndexedRun {
+  /** The key that opens it (`RunRef.by`), or null. */
+  opened_by: string | null;
+  /** When it stops being open unless halted sooner: its deadline (ms since the epoch). */
+  ends_at: number;
+}
+
+/** The policy's caps on open runs. */
+export interface OpenRunCaps {
+  /** Most open runs of one key. */
+  perKey: number;
+  /** Most open runs of the tenant. */
+  perTenant: number;
+}
+
+/** Whether a run may be created: it is indexed, or the cap it met. */
+export type RunAdmission =
+  | { ok: true }
+  | { ok: false; scope: "key" | "tenant"; max: number; open: number };
+
+/**
+ * Index a run about to be created, unless its key or its tenant already has as many open runs
+ * as the policy allows; a run indexed already (a retry, or a second first call) is let in.
+ * Inside one transaction, so two runs opening at once are counted one after the other.
+ */
+export function admitRun(
+  sql: SqlStorage,
+  run: OpeningRun,
+  caps: OpenRunCaps,
+  now: number,
+): RunAdmission {
+  const known = sql.exec("SELECT 1 FROM run_index WHERE run_id = ?", run.run_id).toArray();
+  if (known.length > 0) return { ok: true };
+  const open = (where: string, ...params: SqlStorageValue[]) =>
+    sql.exec<{ n: number }>(`SELECT count(*) AS n FROM run_index WHERE ${where}`, ...params).one()
+      .n;
+  if (run.opened_by !== null) {
+    const byKey = open("opened_by = ? AND ends_at > ?", run.opened_by, now);
+    if (byKey >= caps.perKey) return { ok: false, scope: "key", max: caps.perKey, open: byKey };
+  }
+  const byTenant = open("ends_at > ?", now);
+  if (byTenant >= caps.perTenant) {
+    return { ok: false, scope: "tenant", max: caps.perTenant, open: byTenant };
+  }
+  sql.exec(
+    "INSERT INTO run_index (run_id, created_at, opened_by, ends_at) VALUES (?, ?, ?, ?)",
+    run.run_id,
+    run.created_at,
+    run.opened_by,
+    run.ends_at,
+  );
+  return { ok: true };
+}
+
+/** The run ended at `at` (halted): it no longer counts as open. */
+export function endRun(sql: SqlStorage, runId: string, at: number): void {
+  sql.exec("UPDATE run_index SET ends_at = min(ends_at, ?) WHERE run_id = ?", at, runId);
+}
+
 /** Index a run; indexing it again (a retry after a lost answer) changes nothing. */
 export function indexRun(sql: SqlStorage, run: IndexedRun): void {
   sql.exec(

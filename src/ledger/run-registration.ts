@@ -1,11 +1,16 @@
 /**
- * Writing a run into its tenant's run index, once. The run's row remembers when it was
- * indexed, so the tenant's object is called on the run's first call only; a failed call
- * leaves the mark unset and the next call of the run tries again. The mark rides on the run's
- * next write, so it costs no transaction of its own; an object loaded again before any mark
- * was written indexes the run once more, which changes nothing.
+ * Writing a run into its tenant's run index, once. A run's first write asks its tenant's object
+ * first, which counts the tenant's open runs against the policy's caps and indexes the run, or
+ * refuses it (then no run is created). The run's row remembers when it was indexed, so the
+ * tenant's object is called on the run's first call only; the mark rides on the run's write, so
+ * it costs no transaction of its own. A run created before the caps (no mark) is indexed after
+ * its next write, not awaited; indexing it again changes nothing.
  */
+import { limitsFor } from "../core/policy.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { FENCE } from "../fence.ts";
 import { tenantLedgerOf } from "./address.ts";
+import type { RunRef } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
 /**
@@ -40,6 +45,47 @@ export class RunIndexing {
   // No parameter properties: Node's type stripping cannot run them.
   constructor(env: Env) {
     this.env = env;
+  }
+
+  /**
+   * Before the write that creates the run: ask its tenant's object to index it, which it does
+   * unless the run's key or the tenant has as many open runs as the policy allows. Answers the
+   * refusal, or null when the run may be created (then indexed: its row is marked by the write).
+   * Awaited, once per run: a run is created only when its tenant counted it. A tenant object
+   * that fails fails the call, and nothing is created.
+   */
+  async admit(ref: RunRef, now: number): Promise<Refusal | null> {
+    const { policy } = FENCE;
+    const opening = {
+      run_id: ref.runId,
+      created_at: now,
+      opened_by: ref.by ?? null,
+      ends_at: now + limitsFor(FENCE, ref.tenant).deadline_ms,
+    };
+    const caps = {
+      perKey: policy.max_open_runs_per_key,
+      perTenant: policy.max_open_runs_per_tenant,
+    };
+    const answer = await tenantLedgerOf(this.env, ref.tenant).openRun(opening, caps);
+    if (!answer.ok) {
+      const whose = answer.scope === "key" ? "This key" : `Tenant ${ref.tenant}`;
+      return refuse(
+        "run_cap_exhausted",
+        `${whose} has ${answer.open} open runs, the most the policy allows (${answer.max}); halt a run or wait for one to reach its deadline before starting run ${ref.runId}.`,
+      );
+    }
+    this.indexed = true;
+    this.indexedAt = Date.now();
+    return null;
+  }
+
+  /** Tell the tenant's index the run was halted at `at`; a failure leaves it counted till its deadline. */
+  async ended(run: Pick<RunRow, "tenant" | "run_id">, at: number): Promise<void> {
+    try {
+      await tenantLedgerOf(this.env, run.tenant).endRun(run.run_id, at);
+    } catch (e) {
+      console.error("run index end failed; the run counts as open until its deadline", e);
+    }
   }
 
   /**

@@ -99,6 +99,12 @@ export class KnownRun implements Kept {
     return this.row;
   }
 
+  /** Whether storage holds no row yet: the next write creates the run. */
+  isNew(sql: SqlStorage): boolean {
+    if (this.row === undefined) this.row = readRun(sql);
+    return this.row === null;
+  }
+
   /** Storage now holds `row` (null: none); answers it. */
   holds<R extends RunRow | null>(row: R): R {
     this.row = row;

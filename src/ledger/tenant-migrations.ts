@@ -3,7 +3,7 @@
  * (migrate.ts).
  */
 import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
-import { RUN_INDEX_SCHEMA } from "./run-index.ts";
+import { RUN_INDEX_OPEN_SCHEMA, RUN_INDEX_SCHEMA } from "./run-index.ts";
 
 /**
  * The steps, first the claims on targets whose per-target cap spans every run of the tenant:
@@ -96,4 +96,5 @@ export const TENANT_MIGRATIONS: readonly string[] = [
    DROP TABLE console_signed_out;
    ALTER TABLE console_signed_out_keyed RENAME TO console_signed_out;
    CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
+  RUN_INDEX_OPEN_SCHEMA,
 ];

@@ -128,6 +128,14 @@ export function budgetView(run: RunRow): BudgetView {
   };
 }
 
+/** The budget of a run not created yet: nothing used of `limits`. */
+export function unusedBudget(limits: RunLimits): BudgetView {
+  return {
+    mutations: counter(0, limits.max_mutations),
+    paid_calls: counter(0, limits.max_paid_calls),
+  };
+}
+
 function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
