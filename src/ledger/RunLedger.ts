@@ -21,7 +21,7 @@ import type {
   Resolution,
   ResolveAnswer,
 } from "./approval-types.ts";
-import { listApprovals } from "./approvals.ts";
+import { expireApproval, listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
@@ -228,6 +228,26 @@ export class RunLedger extends DurableObject<Env> {
     return this.asOperator((scope) =>
       decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms),
     );
+  }
+
+  /**
+   * Take back a pending approval the tenant refused to wait on (too many pending): it expires
+   * unannounced, so the call's next proposal asks anew, and the call's refusal is appended.
+   */
+  dropApproval(ref: RunRef, id: string, r: Omit<Rejection, "evidence">): BudgetView {
+    const now = Date.now();
+    const budget = this.transact(() => {
+      const run = this.rowOf(ref, now);
+      expireApproval(this.sql, id);
+      const draft = rejectionDraft({
+        ...r,
+        evidence: { contentType: null, payload: "", truncated: false },
+      });
+      this.log(entryOf({ ...draft, approvalId: id }, run), run, null);
+      return budgetView(run);
+    });
+    this.alarms.appended(this.appended, this.ended);
+    return budget;
   }
 
   /** An operator resolves an escalation of this run, once. */

@@ -7,7 +7,10 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import { sha256HexSync } from "../core/audit-chain.ts";
 import {
+  type ApprovalAdmission,
+  type ApprovalCaps,
   type ApprovalIndexEntry,
+  admitApproval,
   indexedApprovals,
   markApproval,
   noteApproval,
@@ -159,6 +162,14 @@ export class TenantLedger extends DurableObject<Env> {
   /** Note a new approval of one of the tenant's runs, or its new state. */
   noteApproval(entry: ApprovalIndexEntry): void {
     noteApproval(this.sql, entry);
+  }
+
+  /**
+   * Note a new approval of one of the tenant's runs unless the tenant has as many pending as
+   * the policy allows; answers whether the webhook may page it (approval-index.ts).
+   */
+  admitApproval(entry: ApprovalIndexEntry, caps: ApprovalCaps): ApprovalAdmission {
+    return this.ctx.storage.transactionSync(() => admitApproval(this.sql, entry, caps, Date.now()));
   }
 
   /** Note that an approval of one of the tenant's runs changed status. */

@@ -52,6 +52,50 @@ export function noteApproval(sql: SqlStorage, e: ApprovalIndexEntry): void {
   );
 }
 
+/**
+ * The index's step that rate-limits the webhook: whether each approval was paged.
+ */
+export const APPROVAL_PAGED_SCHEMA =
+  "ALTER TABLE approval_index ADD COLUMN paged INTEGER NOT NULL DEFAULT 0;";
+
+/** The policy's caps on a tenant's approvals. */
+export interface ApprovalCaps {
+  /** Most approvals of the tenant pending at once. */
+  pending: number;
+  /** Most webhook pages in a minute. */
+  pagesPerMinute: number;
+}
+
+/** Whether a new approval may wait (and is paged), or the cap it met. */
+export type ApprovalAdmission =
+  | { ok: true; page: boolean }
+  | { ok: false; pending: number; max: number };
+
+/** The window the webhook's pages are counted in. */
+const PAGE_WINDOW_MS = 60_000;
+
+/**
+ * Index a new approval unless the tenant already has as many pending as the policy allows; page
+ * it unless the webhook had its pages this minute. An approval noted already is let be.
+ */
+export function admitApproval(
+  sql: SqlStorage,
+  e: ApprovalIndexEntry,
+  caps: ApprovalCaps,
+  now: number,
+): ApprovalAdmission {
+  const count = (where: string, at: number) =>
+    sql.exec<{ n: number }>(`SELECT count(*) AS n FROM approval_index WHERE ${where}`, at).one().n;
+  const known = sql.exec("SELECT 1 FROM approval_index WHERE approval_id = ?", e.approval_id);
+  if (known.toArray().length > 0) return { ok: true, page: false };
+  const pending = count(WHERE.pending, now);
+  if (pending >= caps.pending) return { ok: false, pending, max: caps.pending };
+  const page = count("paged = 1 AND requested_at > ?", now - PAGE_WINDOW_MS) < caps.pagesPerMinute;
+  noteApproval(sql, e);
+  if (page) sql.exec("UPDATE approval_index SET paged = 1 WHERE approval_id = ?", e.approval_id);
+  return { ok: true, page };
+}
+
 /** Note an approval's new status (a grant spent by the call it admitted). */
 export function markApproval(sql: SqlStorage, id: string, status: ApprovalStatus): void {
   sql.exec("UPDATE approval_index SET status = ? WHERE approval_id = ?", status, id);

@@ -5,9 +5,15 @@
  */
 import { askingRule, grantFor } from "../core/approval.ts";
 import { approvalRulesOf } from "../core/policy.ts";
-import { DECISION_TABLE } from "../core/reasons.ts";
+import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
-import { consumeApproval, expireApproval, latestApproval, openApproval } from "./approvals.ts";
+import {
+  consumeApproval,
+  expireApproval,
+  latestApproval,
+  openApproval,
+  pendingApprovals,
+} from "./approvals.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer } from "./protocol.ts";
@@ -52,6 +58,14 @@ export function approvalStep(
   const created = grant.kind === "ask";
   const ttlMs = FENCE.policy.approval_ttl_ms;
   const { now } = s;
+  const max = FENCE.policy.max_pending_approvals_per_run;
+  if (created && pendingApprovals(s.sql, now) >= max) {
+    const detail = `${max} approvals of this run already wait for a person; propose the call again once one is decided or expires.`;
+    const refusal = refuse("approval_cap_exhausted", detail);
+    const { decision, status } = DECISION_TABLE.approval_cap_exhausted;
+    s.append({ ...draft, decision, reason: refusal.reason, status }, s.run);
+    return { kind: "refuse", refusal, budget };
+  }
   const opened = created
     ? {
         id: openApproval(s.sql, { ...draft, args: shown, key, rule, version, now, ttlMs }),

@@ -109,6 +109,17 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
   return id;
 }
 
+/** Approvals of the run that wait for a person at `now` (pending, not expired). */
+export function pendingApprovals(sql: SqlStorage, now: number): number {
+  if (!hasRareTables(sql)) return 0;
+  return sql
+    .exec<{ n: number }>(
+      "SELECT count(*) AS n FROM approval WHERE status = 'pending' AND expires_at > ?",
+      now,
+    )
+    .one().n;
+}
+
 /** Mark an approval expired (it was reported so; the next proposal asks anew). */
 export function expireApproval(sql: SqlStorage, id: string): void {
   sql.exec("UPDATE approval SET status = 'expired' WHERE id = ?", id);

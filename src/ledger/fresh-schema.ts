@@ -117,9 +117,9 @@ CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);`,
 };
 
-/** The TenantLedger's schema after its 7 migration steps. */
+/** The TenantLedger's schema after its 8 migration steps. */
 export const FRESH_TENANT_SCHEMA: FreshSchema = {
-  steps: 7,
+  steps: 8,
   sql: `CREATE TABLE "target_claim" (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
@@ -140,7 +140,7 @@ CREATE TABLE "approval_index" (
      status TEXT NOT NULL,
      requested_at INTEGER NOT NULL,
      expires_at INTEGER NOT NULL
-   ) WITHOUT ROWID;
+   , paged INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
 CREATE TABLE "run_index" (
      run_id TEXT PRIMARY KEY,
      created_at INTEGER NOT NULL

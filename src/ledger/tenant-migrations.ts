@@ -2,6 +2,7 @@
  * The TenantLedger's SQLite schema as numbered, append-only steps, applied by migrate()
  * (migrate.ts).
  */
+import { APPROVAL_PAGED_SCHEMA } from "./approval-index.ts";
 import { SIGNED_OUT_SCHEMA } from "./console-sessions.ts";
 import { RUN_INDEX_OPEN_SCHEMA, RUN_INDEX_SCHEMA } from "./run-index.ts";
 
@@ -97,4 +98,5 @@ export const TENANT_MIGRATIONS: readonly string[] = [
    ALTER TABLE console_signed_out_keyed RENAME TO console_signed_out;
    CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
   RUN_INDEX_OPEN_SCHEMA,
+  APPROVAL_PAGED_SCHEMA,
 ];
