@@ -3,14 +3,13 @@
  * and the append-only audit log, each decision one `transactionSync`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { endedRefusal } from "../core/admission.ts";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
-import { limitsFor } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { FENCE, policyVersion } from "../fence.ts";
 import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./abandon.ts";
+import { takeBack } from "./approval-step.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -21,7 +20,7 @@ import type {
   Resolution,
   ResolveAnswer,
 } from "./approval-types.ts";
-import { expireApproval, listApprovals } from "./approvals.ts";
+import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
@@ -31,7 +30,7 @@ import { type Kept, within } from "./kept.ts";
 import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
 import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
-import { decideProposal, keepRefusal, rejectionDraft } from "./propose.ts";
+import { decideProposal, recordRejection } from "./propose.ts";
 import type {
   BudgetView,
   LedgerAnswer,
@@ -51,7 +50,7 @@ import { haltRun, KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
-import { budgetView, type EntryDraft, type RunRow, unusedBudget } from "./views.ts";
+import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
 import { withdrawCall } from "./withdraw.ts";
 
 /**
@@ -126,25 +125,16 @@ export class RunLedger extends DurableObject<Env> {
     return this.close(ref, (run) => withdrawCall(this.sql, this.mirror, run, w, this.logOutcome));
   }
 
-  /**
-   * Record a call refused before the run's rules (parse or contract gate). A run that ended
-   * refuses it for that first, before anything the call said: the answer names the refusal
-   * recorded.
-   */
+  /** Record a call refused before the run's rules (gate); an ended run's refusal comes first. */
   async record(ref: RunRef, r: Rejection): Promise<Recorded> {
     const now = Date.now();
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return unopened;
     const { run, refusal } = this.transact(() => {
       const run = this.rowOf(ref, now);
-      const ended = endedRefusal({ haltedAt: run.halted_at, deadlineAt: run.deadline_at }, now);
-      const refusal = ended ?? r.refusal;
       const charged = (row: RunRow) => this.known.holds(row);
-      keepRefusal(
-        { ledger: this.scope(run, now), charged, kept: this.mirror },
-        rejectionDraft({ ...r, refusal }),
-      );
-      return { run, refusal };
+      const keep = { ledger: this.scope(run, now), charged, kept: this.mirror };
+      return { run, refusal: recordRejection(keep, r) };
     });
     await this.afterWrite(run, now);
     return { budget: budgetView(run), refusal };
@@ -230,24 +220,9 @@ export class RunLedger extends DurableObject<Env> {
     );
   }
 
-  /**
-   * Take back a pending approval the tenant refused to wait on (too many pending): it expires
-   * unannounced, so the call's next proposal asks anew, and the call's refusal is appended.
-   */
+  /** Take back a pending approval the tenant's cap refused (approval-step.ts). */
   dropApproval(ref: RunRef, id: string, r: Omit<Rejection, "evidence">): BudgetView {
-    const now = Date.now();
-    const budget = this.transact(() => {
-      const run = this.rowOf(ref, now);
-      expireApproval(this.sql, id);
-      const draft = rejectionDraft({
-        ...r,
-        evidence: { contentType: null, payload: "", truncated: false },
-      });
-      this.log(entryOf({ ...draft, approvalId: id }, run), run, null);
-      return budgetView(run);
-    });
-    this.alarms.appended(this.appended, this.ended);
-    return budget;
+    return this.close(ref, (run) => takeBack(this.scope(run, Date.now()), id, r));
   }
 
   /** An operator resolves an escalation of this run, once. */
@@ -276,17 +251,9 @@ export class RunLedger extends DurableObject<Env> {
     return this.alarms.ring(cfg, now);
   }
 
-  /**
-   * Before a write that would create the run: whether its tenant lets it open (the caps on
-   * open runs, run-registration.ts). Null when the run exists or may be created; else the
-   * refusal, with the budget of a run that was never created. Nothing is stored then: a run
-   * refused at its start leaves no object behind, as a call the rate limit refuses.
-   */
-  private async admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
-    if (!this.known.isNew(this.sql)) return null;
-    const refusal = await this.index.admit(ref, now);
-    if (refusal === null) return null;
-    return { refusal, budget: unusedBudget(limitsFor(FENCE, ref.tenant)) };
+  /** Null when the run exists or its tenant lets it be created (run-registration.ts). */
+  private admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
+    return this.known.isNew(this.sql) ? this.index.admit(ref, now) : Promise.resolve(null);
   }
 
   /** Close an open call with `step` in one transaction. */

@@ -16,8 +16,20 @@ import {
 } from "./approvals.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import type { LedgerScope } from "./operator.ts";
-import type { LedgerAnswer } from "./protocol.ts";
-import { budgetView } from "./views.ts";
+import { rejectionDraft } from "./propose.ts";
+import type { LedgerAnswer, Rejection } from "./protocol.ts";
+import { NO_BODY } from "./refusal-keep.ts";
+import { budgetView, type RunRow } from "./views.ts";
+
+/**
+ * Take back pending approval `id`, which the tenant's cap refused: it expires unannounced, so
+ * the call's next proposal asks anew, and the call's refusal is appended without its body.
+ */
+export function takeBack(s: LedgerScope, id: string, r: Omit<Rejection, "evidence">): RunRow {
+  expireApproval(s.sql, id);
+  s.append({ ...rejectionDraft({ ...r, evidence: NO_BODY }), approvalId: id }, s.run);
+  return s.run;
+}
 
 /** The call goes on; `approvalId` names the grant it spent, if a rule asked. */
 export interface GoOn {

@@ -67,6 +67,15 @@ export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft)
   append(ended === null ? draft : withoutBody(draft), run);
 }
 
+/** Record a call refused at the gate; a run that ended refuses it for that. Answers the refusal. */
+export function recordRejection(s: Omit<ProposeScope, "abandon">, r: Rejection): Refusal {
+  const { run, now } = s.ledger;
+  const ended = endedRefusal({ haltedAt: run.halted_at, deadlineAt: run.deadline_at }, now);
+  const refusal = ended ?? r.refusal;
+  keepRefusal(s, rejectionDraft({ ...r, refusal }));
+  return refusal;
+}
+
 /** Decide the call; `version` is the policy's, for an approval. */
 export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
   const { sql, run, now, append } = s.ledger;

@@ -11,7 +11,7 @@ import type { Evidence } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
 /** What an entry kept without the call's body shows of it. */
-const NO_BODY: Evidence = { contentType: null, payload: "", truncated: false };
+export const NO_BODY: Evidence = { contentType: null, payload: "", truncated: false };
 
 /** The draft without the call's body. */
 export function withoutBody(draft: AuditDraft): AuditDraft {

@@ -7,11 +7,11 @@
  * its next write, not awaited; indexing it again changes nothing.
  */
 import { limitsFor } from "../core/policy.ts";
-import { type Refusal, refuse } from "../core/reasons.ts";
+import { refuse } from "../core/reasons.ts";
 import { FENCE } from "../fence.ts";
 import { tenantLedgerOf } from "./address.ts";
-import type { RunRef } from "./protocol.ts";
-import type { RunRow } from "./views.ts";
+import type { Recorded, RunRef } from "./protocol.ts";
+import { type RunRow, unusedBudget } from "./views.ts";
 
 /**
  * Index the run of row `run` in its tenant's object. Answers when it was indexed, or null when
@@ -50,11 +50,11 @@ export class RunIndexing {
   /**
    * Before the write that creates the run: ask its tenant's object to index it, which it does
    * unless the run's key or the tenant has as many open runs as the policy allows. Answers the
-   * refusal, or null when the run may be created (then indexed: its row is marked by the write).
+   * refusal (with an unused budget), or null when the run may be created (then indexed: its row is marked by the write).
    * Awaited, once per run: a run is created only when its tenant counted it. A tenant object
    * that fails fails the call, and nothing is created.
    */
-  async admit(ref: RunRef, now: number): Promise<Refusal | null> {
+  async admit(ref: RunRef, now: number): Promise<Recorded | null> {
     const { policy } = FENCE;
     const opening = {
       run_id: ref.runId,
@@ -69,10 +69,11 @@ export class RunIndexing {
     const answer = await tenantLedgerOf(this.env, ref.tenant).openRun(opening, caps);
     if (!answer.ok) {
       const whose = answer.scope === "key" ? "This key" : `Tenant ${ref.tenant}`;
-      return refuse(
+      const refusal = refuse(
         "run_cap_exhausted",
         `${whose} has ${answer.open} open runs, the most the policy allows (${answer.max}); halt a run or wait for one to reach its deadline before starting run ${ref.runId}.`,
       );
+      return { refusal, budget: unusedBudget(limitsFor(FENCE, ref.tenant)) };
     }
     this.indexed = true;
     this.indexedAt = Date.now();
