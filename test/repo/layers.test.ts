@@ -22,8 +22,12 @@ const LAYERS: Record<string, number> = {
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** The most lines a module of src/ or client/ may have. */
-const MAX_LINES = 300;
+/**
+ * Past this many lines a module of src/ or client/ has almost surely grown a second idea. Below
+ * it, size follows seams: a cohesive module of 450 lines beats three fragments threaded
+ * through closures.
+ */
+const MAX_LINES = 600;
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -123,7 +127,7 @@ describe("every module of src/ and client/", () => {
     expect(bare).toEqual([]);
   });
 
-  it(`is at most ${MAX_LINES} lines, so each stays one thing a reader holds at once`, () => {
+  it(`is at most ${MAX_LINES} lines, so none grows into a second idea unnoticed`, () => {
     const long = [...sources("src"), ...sources("client")]
       .map((path) => ({ path, lines: readFileSync(join(ROOT, path), "utf8").split("\n").length }))
       .filter((f) => f.lines > MAX_LINES + 1)
