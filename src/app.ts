@@ -20,7 +20,7 @@ import { auditHead, auditSegments, auditVerify } from "./http/audit-routes.ts";
 import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
-import { headerLimit, rateLimit } from "./http/guards.ts";
+import { headerLimit, noStore, rateLimit } from "./http/guards.ts";
 import { isLocalDevelopment } from "./http/local-dev.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
@@ -59,6 +59,9 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
     c.set("fence", fence);
     await next();
   });
+  // Answers that carry a tenant's data are never kept by a cache.
+  app.use("/v1/runs/*", noStore());
+  app.use("/v1/approvals", noStore());
   // Cheapest refusals first: oversized headers, then credentials, then the key's rate.
   app.use("/v1/*", headerLimit(), authenticate(), rateLimit());
 

@@ -64,3 +64,15 @@ export async function spendRequests(c: AppContext, count: number): Promise<Respo
   }
   return undefined;
 }
+
+/**
+ * `Cache-Control: no-store` on every answer of a route that carries a tenant's data (runs,
+ * audit, approvals), as the console's pages: no shared or private cache may keep a copy
+ * (RFC 9111 §5.2.2.5).
+ */
+export function noStore(): MiddlewareHandler<AppEnv> {
+  return async function noStore(c, next) {
+    await next();
+    c.header("Cache-Control", "no-store");
+  };
+}
