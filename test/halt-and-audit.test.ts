@@ -60,11 +60,12 @@ describe("the kill switch and the audit log", () => {
       [5, "pending", null, null],
       [6, "applied", null, 5],
       [7, "replayed", null, null],
-      [8, "block", "run_halted", null],
+      [8, "halted", null, null],
+      [9, "block", "run_halted", null],
     ]);
     expect(page.entries[1]?.payload).toBe("not json at all");
     const status = await runStatus(run);
-    expect(status.decisions).toEqual({ applied: 2, block: 4, replayed: 1 });
+    expect(status.decisions).toEqual({ applied: 2, block: 4, replayed: 1, halted: 1 });
   });
 
   it("pages the audit log and serves it as NDJSON", async () => {

@@ -103,7 +103,7 @@ describe("the wire schemas the document is generated from", () => {
     expect(audit.entries.length).toBeGreaterThan(0);
     v.parse(wire.EscalationsPageSchema, await json(await get(`/v1/runs/${run}/escalations`)));
     v.parse(wire.CatalogueSchema, await json(await get("/v1/tools")));
-    v.parse(wire.RunViewSchema, await json(await post(`/v1/runs/${run}/halt`)));
+    v.parse(wire.HaltViewSchema, await json(await post(`/v1/runs/${run}/halt`)));
   });
 
   it("accept the approval, escalation and audit key answers", async () => {

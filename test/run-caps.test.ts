@@ -6,6 +6,7 @@ import { callerWith, json, newRun } from "./helpers.ts";
 
 const REFUSAL = { reason: "malformed_payload", detail: "setup" } as const;
 const EVIDENCE = { contentType: "application/json", payload: "{", truncated: false };
+const DONE = { actor: "key-a", note: "done", evidence: EVIDENCE };
 
 /** A run's first call, recorded straight in its ledger as `by` of `tenant`. */
 function firstCall(tenant: string, by: string, runId = newRun("cap")) {
@@ -39,7 +40,7 @@ describe("caps on open runs", () => {
     );
     expect(again?.refusal.reason).toBe("malformed_payload");
     // A halted run no longer counts: the key may open one more.
-    await opened[1]?.stub.halt({ tenant, runId: opened[1].runId, by: "key-a" }, "done");
+    await opened[1]?.stub.halt({ tenant, runId: opened[1].runId, by: "key-a" }, DONE, false);
     expect((await firstCall(tenant, "key-a").answer).refusal.reason).toBe("malformed_payload");
     expect((await firstCall(tenant, "key-a").answer).refusal.reason).toBe("run_cap_exhausted");
   }, 60_000);
@@ -81,7 +82,7 @@ describe("caps on open runs", () => {
     expect((await operator.put(`/v1/runs/${run}`, { max_mutations: 1 })).status).toBe(429);
     expect((await operator.get(`/v1/runs/${run}`)).status).toBe(404);
     const ref = (runId: string) => ({ tenant: operator.tenant, runId });
-    await Promise.all(opened.map((o) => o.stub.halt(ref(o.runId), "done")));
+    await Promise.all(opened.map((o) => o.stub.halt(ref(o.runId), DONE, false)));
     expect((await operator.propose(run, { tool: "noop", args: {} })).status).toBe(200);
   }, 60_000);
 });

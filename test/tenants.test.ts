@@ -22,7 +22,8 @@ describe("tenants never see each other's runs", () => {
     const other = await callerWith({ role: "operator" });
     const run = newRun();
     await owner.propose(run, { tool: "noop", args: {} });
-    expect((await other.post(`/v1/runs/${run}/halt`)).status).toBe(200);
+    // The other tenant has no run of that id: its halt is 404, and creates nothing.
+    expect((await other.post(`/v1/runs/${run}/halt`)).status).toBe(404);
     expect((await owner.runStatus(run)).status).toBe("open");
     expect((await owner.propose(run, { tool: "noop", args: {} })).status).toBe(200);
   });

@@ -164,7 +164,17 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
       const text = "To halt the run, give a reason and tick the confirmation.";
       return render(c, ref, { kind: "error", text }, 422);
     }
-    await ledgerOf(c.env, ref).halt(ref, reason.slice(0, MAX_HALT_REASON));
+    const operator = c.get("operator");
+    const act = {
+      actor: operator.keyId ?? "development",
+      note: reason.slice(0, MAX_HALT_REASON),
+      evidence: {
+        contentType: c.req.header("Content-Type") ?? null,
+        payload: "",
+        truncated: false,
+      },
+    };
+    if ((await ledgerOf(c.env, ref).halt(ref, act, false)) === null) return unknownRun(c);
     return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=halted`, 303);
   });
 

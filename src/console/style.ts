@@ -40,7 +40,7 @@ pre { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; 
 .d-applied, .d-approved, .s-open { color: var(--ok); }
 .d-cached, .d-replayed, .d-escalation_retry_allowed, .d-escalation_closed { color: var(--info); }
 .d-pending, .d-abandoned, .s-expired { color: var(--idle); }
-.d-block, .d-denied, .s-halted { color: var(--bad); }
+.d-block, .d-denied, .d-halted, .s-halted { color: var(--bad); }
 .d-retry { color: var(--warn); }
 .d-escalate, .d-approval_requested { color: var(--esc); }
 meter { width: 6rem; height: .8rem; vertical-align: middle; }

@@ -99,7 +99,26 @@ function Why(props: { item: TimelineEntry }) {
   );
 }
 
-/** One audit entry: its row, and for a call with a reason the fold below it. */
+/**
+ * What the entry says in words: an operator's reason or note (with who acted), or that a
+ * call's outcome came after the run was halted.
+ */
+function Note(props: { entry: AuditEntry }) {
+  const { actor, note } = props.entry;
+  return (
+    <tr class="more note">
+      <td colspan={10}>
+        {note}
+        {actor === null ? null : <span class="muted"> — {actor}</span>}
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * One audit entry: its row, its note when it has one, and for a call with a reason the fold
+ * below it.
+ */
 export function Entry(props: { item: TimelineEntry }) {
   const { entry } = props.item;
   const budget = entry.budget_after;
@@ -127,6 +146,7 @@ export function Entry(props: { item: TimelineEntry }) {
         </td>
         <td class="num hide-narrow">{entry.status ?? ""}</td>
       </tr>
+      {entry.note === null || entry.note === "" ? null : <Note entry={entry} />}
       {entry.reason === null ? null : <Why item={props.item} />}
     </tbody>
   );

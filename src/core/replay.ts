@@ -146,6 +146,8 @@ export async function replayAudit(
   const calls: ReplayedCall[] = [];
   const skipped: number[] = [];
   for (const r of records) {
+    // The halt's own entry is an operator's act, not a proposal: there is nothing to re-decide.
+    if (r.decision === "halted") continue;
     if (r.payload_truncated || (r.reason !== null && UNREAD.has(r.reason))) {
       skipped.push(r.seq);
       continue;

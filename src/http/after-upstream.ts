@@ -4,8 +4,9 @@
  */
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Execution } from "../execute/execute.ts";
+import type { SettleAnswer } from "../ledger/halt-types.ts";
 import { MAX_STORED_ANSWER_BYTES, mutationKey } from "../ledger/keys.ts";
-import type { BudgetView, CacheStatus, LedgerProposal, Outcome } from "../ledger/protocol.ts";
+import type { CacheStatus, LedgerProposal, Outcome } from "../ledger/protocol.ts";
 import { problemBody } from "./problem.ts";
 
 /** The outcome of a refusal, as the ledger settles it and the edge answers it. */
@@ -56,18 +57,18 @@ export class FailedAfterUpstream extends Error {
  * failure reach the edge, as FailedAfterUpstream.
  */
 export async function settledOnce(
-  settle: (o: Outcome) => Promise<BudgetView>,
+  settle: (o: Outcome) => Promise<SettleAnswer>,
   outcome: Outcome,
   p: LedgerProposal,
-): Promise<{ outcome: Outcome; budget: BudgetView }> {
+): Promise<{ outcome: Outcome } & SettleAnswer> {
   try {
-    return { outcome, budget: await settle(outcome) };
+    return { outcome, ...(await settle(outcome)) };
   } catch (e) {
     console.error("settle failed after the upstream was called", e);
     const detail = `${p.tool} was called, but the fence failed to record its answer (${(e as Error).name}); whether it acted is unknown. The call is settled with this outcome and will not be sent again under this key.`;
     const unknown = failed(refuse("upstream_outcome_unknown", detail), p.callId, outcome.cache);
     try {
-      return { outcome: unknown, budget: await settle(unknown) };
+      return { outcome: unknown, ...(await settle(unknown)) };
     } catch (again) {
       throw new FailedAfterUpstream(p.tool, again);
     }

@@ -9,7 +9,7 @@ import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
-import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import { mutationKey } from "../ledger/keys.ts";
@@ -183,16 +183,24 @@ async function admitAndRun(
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = noRetryLeft(await run(c, ref, call, answer.deadlineAt), proposal, answer);
-  if (route.kind === "lead") route.lead.land(execution);
   const outcome = keptForReplay(outcomeOf(execution, callId, "applied", route.cache), proposal);
   const settle = (o: Outcome) =>
     ledger.settle(ref, {
       callId,
       key: mutationKey(proposal),
+      effect: call.contract.effect,
       outcome: forLedger(o, proposal),
       durationMs: Date.now() - started,
     });
   const settled = await settledOnce(settle, outcome, proposal);
+  // A read that comes back after its run was halted is neither answered nor cached: the halt
+  // reaches it as if it had been aborted. A mutation's outcome happened, and is answered.
+  const withheld = settled.afterHalt && call.contract.effect === "read";
+  if (route.kind === "lead") route.lead.land(withheld ? null : execution);
+  if (withheld) {
+    const detail = "The run was halted while this read ran; its result is not answered.";
+    return refused(refuse("run_halted", detail), { call_id: callId, budget: settled.budget });
+  }
   return respond(settled.outcome, settled.budget, route.key);
 }
 

@@ -86,6 +86,7 @@ export function components(): Json {
       LimitOverride: schemaOf(LimitOverrideSchema),
       CallResult: schemaOf(wire.CallResultSchema),
       RunView: schemaOf(wire.RunViewSchema),
+      HaltView: schemaOf(wire.HaltViewSchema),
       AuditEntry: schemaOf(wire.AuditEntrySchema),
       AuditPage: schemaOf(wire.AuditPageSchema),
       EscalationsPage: schemaOf(wire.EscalationsPageSchema),

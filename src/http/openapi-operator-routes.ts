@@ -81,10 +81,13 @@ export const OPERATOR_ROUTES: readonly Route[] = [
     path: "/v1/runs/{run_id}/halt",
     id: "haltRun",
     summary: "The kill switch: the run admits no further call (operator)",
-    reasons: OPERATOR,
+    reasons: [...OPERATOR, "malformed_payload", "not_found"],
     auth: true,
-    params: [query("reason", "Why, kept with the run (200 characters).", { type: "string" })],
-    ok: { 200: json(ref("RunView"), "The halted run.") },
+    params: [
+      query("reason", "Why, kept with the run (200 characters).", { type: "string" }),
+      query("pre_halt", "Halt a run never seen (else 404).", { enum: ["true"] }),
+    ],
+    ok: { 200: json(ref("HaltView"), "The halted run and its calls still in flight.") },
   },
   {
     method: "post",

@@ -72,10 +72,24 @@ async function readOverride(request: Request): Promise<Result<LimitOverride, Ref
   return err(refuse("malformed_payload", `The run's limits are not valid: ${where.join("; ")}.`));
 }
 
-/** `POST /v1/runs/{run_id}/halt`: the kill switch. */
+/**
+ * `POST /v1/runs/{run_id}/halt?reason=…`: the kill switch, an audit entry naming the key that
+ * threw it. A run never seen is 404, so a mistyped id is not taken for a halt; `pre_halt=true`
+ * halts it before its first call. The answer names the calls still in flight.
+ */
 export async function haltRun(c: AppContext, ref: RunRef): Promise<Response> {
   const reason = c.req.query("reason") ?? "halted by operator";
-  return c.json(await ledgerOf(c.env, ref).halt(ref, reason.slice(0, 200)));
+  const preHalt = c.req.query("pre_halt");
+  if (preHalt !== undefined && preHalt !== "true") {
+    return problem(refuse("malformed_payload", "pre_halt is true or absent."));
+  }
+  const act = {
+    actor: ref.by ?? "development",
+    note: reason.slice(0, 200),
+    evidence: { contentType: null, payload: "", truncated: false },
+  };
+  const halted = await ledgerOf(c.env, ref).halt(ref, act, preHalt === "true");
+  return halted === null ? unseen(ref) : c.json(halted);
 }
 
 function pageParam(value: string | undefined, fallback: number, max: number): number | null {

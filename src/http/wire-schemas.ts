@@ -123,6 +123,19 @@ export const RunViewSchema = v.strictObject({
   refusals_counted: v.record(v.string(), Count),
 });
 
+/** The halt's answer: the run's status and the calls admitted before it, not yet settled. */
+export const HaltViewSchema = v.strictObject({
+  ...RunViewSchema.entries,
+  in_flight: v.array(
+    v.strictObject({
+      call_id: v.string(),
+      tool: v.nullable(v.string()),
+      seq: Count,
+      admitted_at: Timestamp,
+    }),
+  ),
+});
+
 const CacheStatus = v.picklist(["hit-memory", "hit-edge", "hit-kv", "miss", "bypass"]);
 const AuditDecision = v.picklist([
   "applied",
@@ -136,6 +149,7 @@ const AuditDecision = v.picklist([
   "denied",
   "escalation_retry_allowed",
   "escalation_closed",
+  "halted",
   ...VERDICTS,
 ]);
 

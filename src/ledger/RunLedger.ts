@@ -26,10 +26,11 @@ import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
+import type { HaltView, SettleAnswer } from "./halt-types.ts";
 import { type Kept, within } from "./kept.ts";
 import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
-import { decide, type LedgerScope, listEscalations, resolve } from "./operator.ts";
+import { decide, halt, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import { decideProposal, recordRejection } from "./propose.ts";
 import type {
   BudgetView,
@@ -44,9 +45,9 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
-import { buildRunStorage, rareTablesKept } from "./rare-tables.ts";
+import { buildRunStorage, RunStorage, rareTablesKept } from "./rare-tables.ts";
 import { RunIndexing } from "./run-registration.ts";
-import { haltRun, KnownRun, readRun } from "./run-row.ts";
+import { KnownRun, readRun } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
@@ -76,17 +77,20 @@ export class RunLedger extends DurableObject<Env> {
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
+  private readonly storage: RunStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.rare = rareTablesKept(this.sql);
+    this.storage = new RunStorage(this.sql);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     // Synchronous, in the constructor: no request reaches the object before it is done. A
-    // storage built just now holds no run and no entry, so neither is read.
-    const fresh = buildRunStorage(this.sql);
+    // storage built just now holds no run and no entry, so neither is read. A storage with no
+    // schema is built at the first write, so reading a run never seen leaves no database.
+    const fresh = this.storage.built ? buildRunStorage(this.sql) : true;
     if (fresh) this.mirror.startsEmpty();
     const run = this.known.holds(fresh ? null : readRun(this.sql));
     chainOldEntries(this.sql, run);
@@ -98,6 +102,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return { kind: "refuse", ...unopened };
+    this.storage.build();
     const version = await policyVersion();
     let run: RunRow | null = null;
     const answer = this.transact((): LedgerAnswer => {
@@ -115,9 +120,12 @@ export class RunLedger extends DurableObject<Env> {
     return answer;
   }
 
-  /** Close an admitted call with its outcome; the key stores it for replay. */
-  settle(ref: RunRef, s: Settlement): BudgetView {
-    return this.close(ref, (run) => settleCall(this.sql, this.mirror, run, s, this.logOutcome));
+  /** Close an admitted call with its outcome, marked when it comes after a halt (settle.ts). */
+  settle(ref: RunRef, s: Settlement): SettleAnswer {
+    const budget = this.close(ref, (run) =>
+      settleCall(this.sql, this.mirror, run, s, this.logOutcome),
+    );
+    return { budget, afterHalt: this.known.of(this.sql, ref, Date.now()).halted_at !== null };
   }
 
   /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */
@@ -130,6 +138,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return unopened;
+    this.storage.build();
     const { run, refusal } = this.transact(() => {
       const run = this.rowOf(ref, now);
       const charged = (row: RunRow) => this.known.holds(row);
@@ -145,6 +154,7 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return { kind: "refuse", refusal: unopened.refusal, field: null };
+    this.storage.build();
     const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now),
     );
@@ -153,20 +163,21 @@ export class RunLedger extends DurableObject<Env> {
     return answer;
   }
 
-  /** The kill switch: every later call of the run is refused with `run_halted`. */
-  async halt(ref: RunRef, reason: string): Promise<RunView> {
+  /**
+   * The kill switch, an audit entry with `act`'s actor and reason (operator.ts). A run never
+   * seen is halted (created halted) only when `preHalt` asks; else null, nothing written.
+   */
+  async halt(ref: RunRef, act: OperatorAct, preHalt: boolean): Promise<HaltView | null> {
+    if (!preHalt && (!this.storage.built || readRun(this.sql) === null)) return null;
+    this.storage.build();
     const now = Date.now();
-    const run = this.transact(() => {
-      const run = this.rowOf(ref, now);
-      haltRun(this.sql, now, reason);
-      return run;
-    });
-    this.known.forget();
+    const { run, inFlight } = this.transact(() => halt(this.scope(this.rowOf(ref, now), now), act));
+    this.known.holds(run);
     // The run ended: the alarm archives the rest of its log, and its tenant stops counting it.
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
     await this.index.ended(run, now);
-    return statusOf(this.sql, this.known.of(this.sql, ref, now), now);
+    return { ...statusOf(this.sql, run, now), in_flight: inFlight };
   }
 
   /** Status of the run, or null when no call of it was ever seen. */
@@ -189,7 +200,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The archived segments, oldest first, or null when no call of the run was seen. */
   auditSegments(): SegmentRow[] | null {
-    return readRun(this.sql) === null ? null : segments(this.sql);
+    return this.read(() => segments(this.sql));
   }
 
   /** The audit's last seq and hash, or null when no call of the run was seen. */
@@ -204,13 +215,12 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Escalated calls after `after`, oldest first: open ones by default. */
   escalations(after: number, limit: number, filter: EscalationFilter = "open"): EscalationView[] {
-    return listEscalations(this.sql, filter, after, limit);
+    return this.storage.built ? listEscalations(this.sql, filter, after, limit) : [];
   }
 
   /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
   approvals(status: ApprovalStatus | null): ApprovalView[] | null {
-    const row = readRun(this.sql);
-    return row === null ? null : listApprovals(this.sql, row.run_id, status, Date.now());
+    return this.read((row) => listApprovals(this.sql, row.run_id, status, Date.now()));
   }
 
   /** An operator approves or denies a pending approval of this run, once. */
@@ -232,7 +242,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
   usedTarget(tool: string, target: string): boolean {
-    return targetUsed(this.sql, tool, target);
+    return this.storage.built && targetUsed(this.sql, tool, target);
   }
 
   /**
@@ -241,6 +251,7 @@ export class RunLedger extends DurableObject<Env> {
    * the next of any.
    */
   override async alarm(): Promise<void> {
+    if (!this.storage.built) return;
     const now = Date.now();
     this.transact(() => expireCalls(this.sql, now, this.logOutcome));
     await this.alarms.ring(archiveConfig(this.env), now);
@@ -253,11 +264,13 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Null when the run exists or its tenant lets it be created (run-registration.ts). */
   private admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
-    return this.known.isNew(this.sql) ? this.index.admit(ref, now) : Promise.resolve(null);
+    const isNew = !this.storage.built || this.known.isNew(this.sql);
+    return isNew ? this.index.admit(ref, now) : Promise.resolve(null);
   }
 
   /** Close an open call with `step` in one transaction. */
   private close(ref: RunRef, step: (run: RunRow) => RunRow): BudgetView {
+    this.storage.build();
     const budget = this.transact(() =>
       budgetView(this.known.holds(step(this.rowOf(ref, Date.now())))),
     );
@@ -278,6 +291,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** A read of the run's row (null: never seen), once calls past their lease are settled. */
   private read<T>(f: (run: RunRow) => T): T | null {
+    if (!this.storage.built) return null;
     const row = this.transact(() => settleLapsed(this.sql, Date.now(), this.logOutcome));
     this.alarms.appended(this.appended, this.ended);
     return row === null ? null : f(row);
@@ -291,7 +305,7 @@ export class RunLedger extends DurableObject<Env> {
   /** An operator's step on the run in one transaction; refused when the run was never seen. */
   private asOperator<A>(step: (scope: LedgerScope) => A): A | { kind: "refuse"; refusal: Refusal } {
     const answer = this.transact(() => {
-      const run = readRun(this.sql);
+      const run = this.storage.built ? readRun(this.sql) : null;
       if (run === null)
         return { kind: "refuse" as const, refusal: refuse("not_found", "Run not seen.") };
       return step(this.scope(run, Date.now()));

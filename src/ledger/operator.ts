@@ -1,6 +1,6 @@
 /**
- * What an operator does to a run, inside the RunLedger's transaction: decide an approval,
- * resolve an escalation. Each step writes its audit entry through the ledger's one append
+ * What an operator does to a run, inside the RunLedger's transaction: halt it, decide an
+ * approval, resolve an escalation. Each step writes its audit entry through the ledger's one append
  * function, passed in, so the operator's entries sit in the same log as the calls'.
  */
 import { decidable, type OperatorDecision } from "../core/approval.ts";
@@ -15,7 +15,9 @@ import type {
 } from "./approval-types.ts";
 import { approvalView, decideApproval, readApproval } from "./approvals.ts";
 import type { AuditDraft } from "./audit-draft.ts";
+import type { InFlightCall } from "./halt-types.ts";
 import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
+import { haltRun } from "./run-row.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** Append an audit entry (the RunLedger's own function). */
@@ -50,6 +52,33 @@ function operatorDraft(act: OperatorAct, fields: Partial<AuditDraft>): AuditDraf
     note: act.note,
     ...fields,
   };
+}
+
+/**
+ * Throw the run's kill switch, once: the run's row keeps the first halt's time and reason, and
+ * the halt is an entry of the log, with its actor and reason (the act's note). Answers the row
+ * as it stands and the calls still in flight, whose outcomes will settle after the halt
+ * (settle.ts marks them). A run halted already is left as it was, with no second entry.
+ */
+export function halt(s: LedgerScope, act: OperatorAct): { run: RunRow; inFlight: InFlightCall[] } {
+  const halted = haltRun(s.sql, s.now, act.note);
+  if (halted !== null) s.append(operatorDraft(act, { decision: "halted" }), halted);
+  return { run: halted ?? s.run, inFlight: inFlight(s.sql) };
+}
+
+/** The calls admitted and not yet settled, oldest first. */
+function inFlight(sql: SqlStorage): InFlightCall[] {
+  return sql
+    .exec<{ seq: number; call_id: string; tool: string | null; at: number }>(
+      "SELECT a.seq, a.call_id, a.tool, a.at FROM open_call o JOIN audit a ON a.seq = o.seq ORDER BY a.seq",
+    )
+    .toArray()
+    .map((r) => ({
+      call_id: r.call_id,
+      tool: r.tool,
+      seq: r.seq,
+      admitted_at: new Date(r.at).toISOString(),
+    }));
 }
 
 /** Approve or deny a pending approval, once; `ttlMs` is the grant's life after approval. */

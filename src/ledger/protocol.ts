@@ -43,6 +43,7 @@ export type AuditDecision =
   | "denied"
   | "escalation_retry_allowed"
   | "escalation_closed"
+  | "halted"
   | Verdict;
 
 /** Used and limit of one budget counter. */
@@ -165,6 +166,8 @@ export interface Settlement {
   callId: string;
   /** Its idempotency key, or null. */
   key: string | null;
+  /** Whether the tool reads or mutates: a read that settles after a halt is not answered. */
+  effect: "read" | "mutate";
   /** What happened. */
   outcome: Outcome;
   /** Wall-clock ms from receipt to outcome. */
@@ -172,7 +175,9 @@ export interface Settlement {
 }
 
 /** Taking back an admitted call that must not run: its tenant-wide claim was refused. */
-export interface Withdrawal extends Omit<Settlement, "outcome">, Pick<LedgerProposal, "target"> {
+export interface Withdrawal
+  extends Omit<Settlement, "outcome" | "effect">,
+    Pick<LedgerProposal, "target"> {
   /** What its admission charged (the admit answer's). */
   charge: Charge;
   /** Why it must not run. */

@@ -35,6 +35,31 @@ export function ensureRareTables(sql: SqlStorage): void {
 }
 
 /**
+ * Whether the run's storage holds its schema, built at the object's first write: reading
+ * `sqlite_master` writes nothing, so a run only ever read leaves no database behind.
+ */
+export class RunStorage {
+  /** Whether the schema exists. */
+  built: boolean;
+  private readonly sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.sql = sql;
+    this.built =
+      sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+        .toArray().length > 0;
+  }
+
+  /** Build the schema unless it exists (a write is about to need it). */
+  build(): void {
+    if (this.built) return;
+    buildRunStorage(this.sql);
+    this.built = true;
+  }
+}
+
+/**
  * Bring the run's storage to the current schema; answers whether it was built just now (then
  * without its rare tables, and holding nothing).
  */

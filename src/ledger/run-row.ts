@@ -72,9 +72,20 @@ export function chargeRun(
     .one();
 }
 
-/** Throw the run's kill switch at `now`, once: a halted run keeps its first halt. */
-export function haltRun(sql: SqlStorage, now: number, reason: string): void {
-  sql.exec("UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL", now, reason);
+/**
+ * Throw the run's kill switch at `now`, once: a halted run keeps its first halt. Answers the
+ * row as halted, or null when it was halted already.
+ */
+export function haltRun(sql: SqlStorage, now: number, reason: string): RunRow | null {
+  return (
+    sql
+      .exec<RunRow>(
+        "UPDATE run SET halted_at = ?, halt_reason = ? WHERE halted_at IS NULL RETURNING *",
+        now,
+        reason,
+      )
+      .toArray()[0] ?? null
+  );
 }
 
 /** The run's row, or null when no call of the run was seen. */

@@ -2,15 +2,24 @@
  * Settling an admitted call with its outcome, inside the RunLedger's transaction: the outcome
  * is a second entry naming the open one, and the call's key stores the answer for replay.
  */
+import { DECISION_TABLE } from "../core/reasons.ts";
 import { outcomeBase } from "./abandon.ts";
 import type { EntryDraft } from "./audit-log.ts";
 import type { LogMirror } from "./log-mirror.ts";
 import type { Settlement } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
+/** The note of an outcome that settled after the run was halted (docs/audit.md). */
+export const SETTLED_AFTER_HALT = "settled after the run was halted";
+
 /**
  * Settle the call with `log` (the ledger's append of an outcome), its open entry found through
  * `kept`; nothing if it is closed. Returns the run's row, which settling does not change.
+ *
+ * A call settled after its run was halted (it was admitted before) says so in its entry's
+ * note. A mutation's outcome cannot be taken back and stands; a read's result is not
+ * answered, so its entry is the `run_halted` refusal the caller gets, naming the outcome that
+ * came too late.
  */
 export function settleCall(
   sql: SqlStorage,
@@ -24,14 +33,17 @@ export function settleCall(
   // and its key is left to the retry it was handed to.
   const open = kept.openEntry(sql, s.callId);
   if (open === null) return run;
+  const late = run.halted_at !== null;
+  const withheld = late && s.effect === "read";
   log(
     {
       ...outcomeBase(open, run),
-      decision: outcome.decision,
-      reason: outcome.reason,
-      status: outcome.status,
+      decision: withheld ? "block" : outcome.decision,
+      reason: withheld ? "run_halted" : outcome.reason,
+      status: withheld ? DECISION_TABLE.run_halted.status : outcome.status,
       cache: outcome.cache,
       duration_ms: s.durationMs,
+      note: late ? `${SETTLED_AFTER_HALT} (outcome: ${outcome.decision})` : null,
     },
     run,
     open.seq,

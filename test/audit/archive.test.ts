@@ -187,15 +187,15 @@ describe("the audit archive", () => {
     await runDurableObjectAlarm(runLedger(run));
     await vi.waitFor(async () => {
       const segments = await segmentsOf(run);
-      expect(segments.map((s) => [s.first_seq, s.last_seq, s.trimmed])).toEqual([[1, 3, 0]]);
+      expect(segments.map((s) => [s.first_seq, s.last_seq, s.trimmed])).toEqual([[1, 4, 0]]);
     });
     // A refusal of the halted run arms the alarm again; its ring archives the new entry.
     expect((await propose(run, { tool: "noop", args: {} })).status).toBe(403);
     await vi.waitFor(async () => {
       await runDurableObjectAlarm(runLedger(run));
-      expect((await segmentsOf(run)).map((s) => s.last_seq)).toEqual([3, 4]);
+      expect((await segmentsOf(run)).map((s) => s.last_seq)).toEqual([4, 5]);
     });
-    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 4 });
+    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 5 });
   });
 
   it("archives the whole log when the run is past its deadline", async () => {

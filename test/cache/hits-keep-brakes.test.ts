@@ -8,7 +8,7 @@ describe("a cache hit and the run's brakes", () => {
     const service = newService();
     await proposeSettled(newRun(), logsCall(service));
     const run = newRun();
-    await post(`/v1/runs/${run}/halt`);
+    await post(`/v1/runs/${run}/halt?pre_halt=true`);
     const res = await proposeSettled(run, logsCall(service));
     expect(res.status).toBe(403);
     expect(await json(res)).toMatchObject({ decision: "block", reason: "run_halted" });

@@ -15,8 +15,9 @@ describe("console runs", () => {
     await operator.propose(older, { tool: "noop", args: {} });
     await operator.propose(newer, { tool: "noop", args: {} });
     await other.propose(theirs, { tool: "noop", args: {} });
-    await operator.propose(older, { tool: "noop", args: {} });
+    // The halt is an entry of the log too: the older run's call after it is the newest activity.
     await operator.post(`/v1/runs/${newer}/halt?reason=test`);
+    await operator.propose(older, { tool: "noop", args: {} });
     // A run is indexed just after its first answer, so the list is waited for, briefly.
     await vi.waitFor(
       async () => {

@@ -120,7 +120,7 @@ describe("the console in Chromium", () => {
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ reason: "run_halted" });
     await page.reload();
-    await expect(page.locator("#e-9 code").nth(1).textContent()).resolves.toBe("run_halted");
+    await expect(page.locator("#e-10 code").nth(1).textContent()).resolves.toBe("run_halted");
   });
 
   it("approves a pending call, and the agent's re-proposal is applied", async () => {

@@ -227,6 +227,7 @@ export const settle = fc
         await r.stub.settle(r.ref, {
           callId: call.callId,
           key: call.key,
+          effect: call.key === null ? "read" : "mutate",
           outcome: { ...o, body, cache: null },
           durationMs: 1,
         });
@@ -284,9 +285,12 @@ export const halt = fc.constant(
     "halt",
     () => true,
     async (m, r) => {
-      const view = await r.stub.halt(r.ref, "model halt");
+      const act = { actor: "model", note: "model halt", evidence: EVIDENCE };
+      const view = await r.stub.halt(r.ref, act, false);
+      // The first halt is an entry of the log; a second changes nothing.
+      if (!m.halted) m.audit.push({ callId: OPERATOR, decision: "halted", reason: null });
       m.halted = true;
-      expect(view.status).toBe("halted");
+      expect(view?.status).toBe("halted");
     },
   ),
 );

@@ -186,8 +186,11 @@ export function settleInModel(m: LedgerModel, index: number, outcome: keyof type
   const [call] = m.open.splice(index, 1);
   if (call === undefined) throw new Error("no open call to settle");
   const o = OUTCOMES[outcome];
+  // A read (no key) that comes back after the halt is recorded as the halt's refusal.
+  const withheld = m.halted && call.key === null;
+  const [decision, reason] = withheld ? ["block", "run_halted"] : [o.decision, o.reason];
   // Only an open call is settled: an abandoned one stays abandoned, its key untouched.
-  if (!close(m, call.callId, o.decision, o.reason)) return call;
+  if (!close(m, call.callId, decision, reason)) return call;
   const k = call.key === null ? undefined : m.keys.get(call.key);
   if (k !== undefined && k.holder === call.callId) {
     k.phase = outcome === "retry" ? "retryable" : "done";

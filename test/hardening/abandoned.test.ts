@@ -107,7 +107,7 @@ describe("calls whose worker died", () => {
     };
     await stub.settle(
       { tenant: "default", runId: run },
-      { callId: "late-call", key: null, outcome, durationMs: 1 },
+      { callId: "late-call", key: null, effect: "read", outcome, durationMs: 1 },
     );
     expect((await runStatus(run)).decisions).toEqual({ abandoned: 1 });
   });

@@ -147,7 +147,7 @@ describe("tenant-wide target claims", () => {
   it("gives the claim back, never confirms it, when its run refused the call", async () => {
     const target = `T-${crypto.randomUUID()}`;
     const run = newRun();
-    expect((await dev.post(`/v1/runs/${run}/halt?reason=claims`)).status).toBe(200);
+    expect((await dev.post(`/v1/runs/${run}/halt?reason=claims&pre_halt=true`)).status).toBe(200);
     const res = await dev.propose(
       run,
       ticketCall("create_ticket", { ticket_id: target }, "k-halted-claim"),
