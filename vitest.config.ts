@@ -15,6 +15,8 @@ export default defineConfig({
                 DEMO_LOG_LATENCY_MS: "0-0",
                 // The documented development key, as `npm run dev` sets it.
                 DEV_KEY: "tf_dev_local_key",
+                // The tests reach the fence as http://localhost, from other addresses too.
+                FENCE_HOSTNAMES: "localhost",
                 // Signs console sessions; any 32 characters or more.
                 CONSOLE_SECRET: "test-console-secret-0123456789abcdef",
               },

@@ -8,11 +8,9 @@
  */
 import {
   createMcpHandler,
-  hostHeaderValidationResponse,
   isLegacyRequest,
   localhostAllowedHostnames,
   type McpHttpHandler,
-  originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
@@ -103,17 +101,38 @@ async function refusedAtDoor(c: AppContext, ref: RunRef, door: DoorRefusal): Pro
 }
 
 /**
- * DNS-rebinding defence (MCP transport spec, "Security Warning"): a browser's `Origin` must be
- * the fence's own host; under local development the Host must be a loopback name too.
+ * The host names the fence answers on: `FENCE_HOSTNAMES` (comma-separated), and the loopback
+ * names under local development. None configured: only local development is served.
+ */
+export function fenceHostnames(env: Env, local: boolean): string[] {
+  const configured = (env.FENCE_HOSTNAMES ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== "");
+  return local ? [...configured, ...localhostAllowedHostnames()] : configured;
+}
+
+/**
+ * DNS-rebinding defence (MCP transport spec, "Security Warning"), for every key: the `Host`
+ * must be one of the fence's host names, and a browser's `Origin`, when sent, must be the
+ * fence's own origin in full (RFC 6454 §5: scheme, host and port), not merely its host name.
  */
 function rebindingRefusal(c: AppContext): Response | undefined {
-  const request = c.req.raw;
-  const own = new URL(c.req.url).hostname;
-  const local = c.get("local");
-  const hosts = local ? localhostAllowedHostnames() : [own];
-  return (
-    (local ? hostHeaderValidationResponse(request, hosts) : undefined) ??
-    originValidationResponse(request, [own, ...hosts])
+  // On Workers the URL's host is the request's Host header.
+  const own = new URL(c.req.url);
+  if (!fenceHostnames(c.env, c.get("local")).includes(own.hostname)) {
+    return forbidden(`Invalid Host: ${own.hostname}`);
+  }
+  const origin = c.req.header("Origin");
+  if (origin === undefined || origin === own.origin) return undefined;
+  return forbidden(`Invalid Origin: ${origin.slice(0, 100)}`);
+}
+
+/** A JSON-RPC error answered 403, as the MCP SDK's own validators answer. */
+function forbidden(message: string): Response {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code: -32000, message }, id: null },
+    { status: 403 },
   );
 }
 
