@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { Bench } from "tinybench";
 import { readCall } from "../../src/core/body.ts";
 import { canonicalize } from "../../src/core/canonical.ts";
@@ -101,18 +102,20 @@ export async function measure(
 type Payload = ReturnType<typeof payloads>[number];
 type Tasks = [string, () => unknown][];
 const LIMITS = { maxDepth: MAX_JSON_DEPTH };
+/** The redaction digest as the worker keys it: HMAC-SHA256 (a bench key). */
+const DIGEST = (text: string) => createHmac("sha256", "bench-key").update(text).digest("hex");
 
 /** Whole-call tasks (gate, floor) and stage tasks of each payload, named by payload. */
 async function tasksOf(list: Payload[]): Promise<{ whole: Tasks; stages: Tasks }> {
   const whole: Tasks = [];
   const stages: Tasks = [];
   for (const p of list) {
-    const check = await gate(FENCE, p.raw, LIMITS);
+    const check = await gate(FENCE, p.raw, LIMITS, DIGEST);
     if (!check.ok) throw new Error(`bench payload ${p.name} does not pass the gate`);
     const { contract, args } = check.value;
     const read = readCall(p.raw.contentType, p.raw.text, p.raw.headerKey, LIMITS);
     const parsed = read.ok ? read.value.args : {};
-    whole.push([`gate ${p.name}`, () => batch(() => gate(FENCE, p.raw, LIMITS))]);
+    whole.push([`gate ${p.name}`, () => batch(() => gate(FENCE, p.raw, LIMITS, DIGEST))]);
     whole.push([`floor ${p.name}`, () => batch(() => floor(p.json))]);
     stages.push([`read ${p.name}`, () => readCall(p.raw.contentType, p.raw.text, null, LIMITS)]);
     stages.push([`validate ${p.name}`, () => validateArgs(contract, parsed)]);

@@ -39,7 +39,8 @@ export async function explain(read: ReadOptions, entry: AuditEntry): Promise<Tim
     headerKey: entry.idempotency_key,
     callerTools: null,
   };
-  const gated = await gate(read.fence, raw, { maxDepth: read.maxDepth });
+  // Only the refusal is read here, never the fingerprint: no digest key is needed.
+  const gated = await gate(read.fence, raw, { maxDepth: read.maxDepth }, () => null);
   return { entry, refusal: gated.ok ? null : gated.error.refusal };
 }
 

@@ -27,7 +27,10 @@ export async function sha256Hex(text: string): Promise<string> {
   return hex;
 }
 
-/** SHA-256 of the canonical call: two calls with one intent have one fingerprint. */
+/**
+ * SHA-256 of the canonical call: two calls with one intent have one fingerprint. The gate
+ * passes the arguments in their redacted form (src/core/redact.ts), never a sensitive value.
+ */
 export function fingerprint(tool: string, args: unknown): Promise<string> {
   return sha256Hex(canonicalize({ tool, args }));
 }

@@ -9,6 +9,7 @@ import { fromOpenAiStrictArgs } from "./openai-args.ts";
 import { pathArgIssues } from "./path-args.ts";
 import type { Fence } from "./policy.ts";
 import { type Refusal, refuse } from "./reasons.ts";
+import { type Digest, redactArgs } from "./redact.ts";
 import { err, ok, type Result } from "./result.ts";
 import { validateArgs } from "./validate.ts";
 
@@ -36,7 +37,10 @@ export interface GatedCall {
   args: unknown;
   /** Idempotency key, or null. */
   key: string | null;
-  /** SHA-256 of the canonical `{ tool, args }`. */
+  /**
+   * SHA-256 of the canonical `{ tool, args }` with each sensitive argument in its redacted
+   * form (a keyed digest), so the fingerprint cannot confirm a guessed value.
+   */
   fingerprint: string;
 }
 
@@ -56,12 +60,14 @@ export interface GateFailure {
 
 /**
  * The stateless half of the decision table: parse once, then reject twice (unknown or
- * disallowed tool, broken contract, mutation without a key). Pure: no storage, no I/O.
+ * disallowed tool, broken contract, mutation without a key). Pure: no storage, no I/O; the
+ * redaction digest the fingerprint is keyed with is passed in.
  */
 export async function gate(
   fence: Fence,
   raw: RawCall,
   limits: BodyLimits,
+  digest: Digest,
 ): Promise<Result<GatedCall, GateFailure>> {
   const read = readCall(raw.contentType, raw.text, raw.headerKey, limits);
   if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
@@ -96,6 +102,6 @@ export async function gate(
       ),
     );
   }
-  const print = await fingerprint(tool, valid.value);
+  const print = await fingerprint(tool, redactArgs(contract, valid.value, digest));
   return ok({ contract, form, args: valid.value, key, fingerprint: print });
 }

@@ -4,6 +4,7 @@
  */
 import * as v from "valibot";
 import { endedRefusal } from "./admission.ts";
+import { sha256HexSync } from "./audit-chain.ts";
 import { gate } from "./gate.ts";
 import { type Fence, limitsFor } from "./policy.ts";
 import { DECISION_TABLE, type Reason } from "./reasons.ts";
@@ -173,7 +174,10 @@ async function redecide(
     return endedRefusal(sim.state, now)?.reason ?? null;
   }
   const raw = { contentType: r.content_type, text: r.payload, headerKey: r.idempotency_key };
-  const gated = await gate(opts.fence, { ...raw, callerTools: null }, { maxDepth: opts.maxDepth });
+  // A saved payload holds keyed digests, never a sensitive value: fingerprints here are only
+  // compared with one another, so a plain digest of those digests tells them apart.
+  const limits = { maxDepth: opts.maxDepth };
+  const gated = await gate(opts.fence, { ...raw, callerTools: null }, limits, sha256HexSync);
   if (!gated.ok) return gated.error.refusal.reason;
   const settle =
     r.reason !== null && DECISION_TABLE[r.reason].decision === "retry" ? "retryable" : "done";

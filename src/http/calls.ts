@@ -70,23 +70,24 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const ledger = ledgerOf(c.env, ref);
   const { contentType, body, headerKey, form: edgeForm } = input;
   const text = body.ok ? body.value : "";
+  const digest = redactionDigest(c.env, c.req.raw);
   const gated = body.ok
     ? await gate(
         c.get("fence"),
         { contentType, text, headerKey, callerTools: c.get("principal").tools, form: edgeForm },
         { maxDepth: MAX_JSON_DEPTH },
+        digest,
       )
     : {
         ok: false as const,
         error: { refusal: body.error, tool: null, form: edgeForm, key: headerKey },
       };
-  const digest = redactionDigest(c.env, c.req.raw);
   const kept = keptText(c.get("fence"), input.received ?? text, gated, digest);
   const evidence = evidenceOf(contentType, kept);
   if (!gated.ok) {
     const { refusal, tool, form, key } = gated.error;
-    const kept = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return refused(kept.refusal, { call_id: callId, budget: kept.budget });
+    const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
   const call = gated.value;
   const route = await routeRead({
@@ -153,8 +154,8 @@ async function admitAndRun(
   if (early !== null && early.refusal !== null) {
     const { refusal } = early;
     const { tool, form, key, evidence } = proposal;
-    const kept = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return refused(kept.refusal, { call_id: callId, budget: kept.budget });
+    const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
+    return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
   const known = inline
     ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)

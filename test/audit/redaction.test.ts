@@ -205,7 +205,7 @@ describe("a body the fence cannot read as a call", () => {
     const loaded = loadFence({ ...policy, audit_unparsed: unparsed }, CONTRACTS);
     if (!loaded.ok) throw new Error(loaded.error.join("\n"));
     const raw = { contentType: "application/json", text, headerKey: null, callerTools: null };
-    const gated = await gate(loaded.value, raw, { maxDepth: MAX_JSON_DEPTH });
+    const gated = await gate(loaded.value, raw, { maxDepth: MAX_JSON_DEPTH }, digest);
     expect(gated.ok).toBe(false);
     return keptText(loaded.value, text, gated, digest);
   }

@@ -19,7 +19,7 @@ function gateOf(call: FuzzCall) {
     headerKey: call.headers["Idempotency-Key"] ?? null,
     callerTools: null,
   };
-  return gate(FENCE, raw, limits);
+  return gate(FENCE, raw, limits, () => null);
 }
 
 describe("the gate against generated calls", () => {
