@@ -4,7 +4,7 @@
  * (blocked, to retry, escalated) a fold with why, its issues when the gate finds them, and
  * the payload exactly as the fence received it.
  */
-import { gate } from "../core/gate.ts";
+import { gate, keyAsKept } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import type { AuditEntry } from "../ledger/protocol.ts";
@@ -36,7 +36,7 @@ export async function explain(read: ReadOptions, entry: AuditEntry): Promise<Tim
   const raw = {
     contentType: entry.content_type,
     text: entry.payload,
-    headerKey: entry.idempotency_key,
+    ...keyAsKept(entry.idempotency_key),
     callerTools: null,
   };
   // Only the refusal is read here, never the fingerprint: no digest key is needed.

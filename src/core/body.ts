@@ -43,6 +43,11 @@ const JSON_SUFFIXED = /^application\/[!#$%&'*.^_`|~0-9a-z-][!#$%&'*+.^_`|~0-9a-z
 /** Forwarded later as an HTTP header value, so printable ASCII without spaces only. */
 export const KEY_PATTERN = /^[A-Za-z0-9._:~+/=-]{8,128}$/;
 const KEY_EXPECTED = "8-128 characters of [A-Za-z0-9._:~+/=-]";
+/**
+ * Prefix of the keys the fence derives itself (an MCP mutation sent without a key); no key a
+ * caller sends may begin with it, so no caller can claim a derived key before its call does.
+ */
+export const DERIVED_KEY_PREFIX = "mcp:";
 
 /**
  * Map a request body in any accepted form to one proposed call. JSON bodies and the
@@ -192,6 +197,15 @@ function idempotencyKey(
 }
 
 function keyProblem(key: JsonValue, where: string): Refusal | null {
+  if (typeof key === "string" && key.startsWith(DERIVED_KEY_PREFIX)) {
+    const issue: ContractIssue = {
+      path: "idempotency_key",
+      message: `Keys beginning with ${DERIVED_KEY_PREFIX} are derived by the fence; send another key.`,
+      expected: `a key not beginning with ${DERIVED_KEY_PREFIX}`,
+      received: `a key beginning with ${DERIVED_KEY_PREFIX}`,
+    };
+    return refuse("contract_violation", `The idempotency key ${where} is reserved.`, [issue]);
+  }
   if (typeof key === "string" && KEY_PATTERN.test(key)) return null;
   let received = kindOf(key);
   if (typeof key === "string") {

@@ -2,7 +2,7 @@
  * The stateless gate every call passes first: parse once, then the tool, the caller's and
  * the policy's tool lists, the contract, unsafe path arguments and the mutation key.
  */
-import { type BodyLimits, type CallForm, readCall } from "./body.ts";
+import { type BodyLimits, type CallForm, DERIVED_KEY_PREFIX, readCall } from "./body.ts";
 import { fingerprint } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
 import { fromOpenAiStrictArgs } from "./openai-args.ts";
@@ -23,7 +23,11 @@ export interface RawCall {
   headerKey: string | null;
   /** Tools this caller may use, or null for every tool the policy allows. */
   callerTools: readonly string[] | null;
-  /** The form to record when an edge made the text from another protocol (`mcp`). */
+  /**
+   * The form to record when an edge made the text from another protocol (`mcp`). A mutation
+   * of form `mcp` sent without a key gets one derived from its fingerprint: most MCP clients
+   * send none, and an identical mutation repeated in the run must replay, not apply twice.
+   */
   form?: "mcp" | null;
 }
 
@@ -59,6 +63,16 @@ export interface GateFailure {
 }
 
 /**
+ * How a call kept in the audit is read again by the gate: a key the fence derived is not sent
+ * back (no caller may send one), but derived again from the call, as the first time.
+ */
+export function keyAsKept(key: string | null): Pick<RawCall, "headerKey" | "form"> {
+  return key?.startsWith(DERIVED_KEY_PREFIX) === true
+    ? { headerKey: null, form: "mcp" }
+    : { headerKey: key, form: null };
+}
+
+/**
  * The stateless half of the decision table: parse once, then reject twice (unknown or
  * disallowed tool, broken contract, mutation without a key). Pure: no storage, no I/O; the
  * redaction digest the fingerprint is keyed with is passed in.
@@ -71,9 +85,9 @@ export async function gate(
 ): Promise<Result<GatedCall, GateFailure>> {
   const read = readCall(raw.contentType, raw.text, raw.headerKey, limits);
   if (!read.ok) return err({ refusal: read.error, tool: null, form: null, key: raw.headerKey });
-  const { tool, idempotencyKey: key } = read.value;
+  const { tool, idempotencyKey: sent } = read.value;
   const form = raw.form ?? read.value.form;
-  const fail = (refusal: Refusal) => err({ refusal, tool, form, key, args: read.value.args });
+  const fail = (refusal: Refusal) => err({ refusal, tool, form, key: sent, args: read.value.args });
   const contract = fence.tools.get(tool);
   if (contract === undefined) {
     return fail(
@@ -94,6 +108,11 @@ export async function gate(
       refuse("contract_violation", `Unsafe URL path argument of ${tool}: ${names}`, unsafe),
     );
   }
+  const print = await fingerprint(tool, redactArgs(contract, valid.value, digest));
+  // Derived from the validated, redacted call: a default filled in does not change it, and it
+  // confirms no sensitive value.
+  const derive = contract.effect === "mutate" && form === "mcp";
+  const key = sent ?? (derive ? `${DERIVED_KEY_PREFIX}${print}` : null);
   if (contract.effect === "mutate" && key === null) {
     return fail(
       refuse(
@@ -102,6 +121,5 @@ export async function gate(
       ),
     );
   }
-  const print = await fingerprint(tool, redactArgs(contract, valid.value, digest));
   return ok({ contract, form, args: valid.value, key, fingerprint: print });
 }

@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import { endedRefusal } from "./admission.ts";
 import { sha256HexSync } from "./audit-chain.ts";
-import { gate } from "./gate.ts";
+import { gate, keyAsKept } from "./gate.ts";
 import { type Fence, limitsFor } from "./policy.ts";
 import { DECISION_TABLE, type Reason } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -173,7 +173,7 @@ async function redecide(
   if (ENDED.has(before) && r.payload === "" && r.content_type === null) {
     return endedRefusal(sim.state, now)?.reason ?? null;
   }
-  const raw = { contentType: r.content_type, text: r.payload, headerKey: r.idempotency_key };
+  const raw = { contentType: r.content_type, text: r.payload, ...keyAsKept(r.idempotency_key) };
   // A saved payload holds keyed digests, never a sensitive value: fingerprints here are only
   // compared with one another, so a plain digest of those digests tells them apart.
   const limits = { maxDepth: opts.maxDepth };

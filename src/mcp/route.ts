@@ -13,7 +13,6 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { canonicalize, sha256Hex } from "../core/canonical.ts";
 import { approvalRulesOf, toolsFor } from "../core/policy.ts";
 import { err, ok } from "../core/result.ts";
 import { decide } from "../http/calls.ts";
@@ -41,39 +40,15 @@ function modernLeg(): McpHttpHandler {
   return modern;
 }
 
-/**
- * The idempotency key of a mutation the client sent without one: the same run, tool and
- * RFC 8785 arguments give the same key, so an identical mutation repeated in a run is
- * replayed, never applied twice. Null when the arguments cannot be canonicalized (the gate
- * then refuses them).
- */
-export async function derivedKey(
-  runId: string,
-  tool: string,
-  args: unknown,
-): Promise<string | null> {
-  try {
-    return `mcp:${await sha256Hex(canonicalize({ run: runId, tool, args }))}`;
-  } catch {
-    return null;
-  }
-}
-
 function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallContext {
   const fence = c.get("fence");
   return {
     tools: toolsFor(fence, c.get("principal").tools),
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
     exists: (name) => fence.tools.has(name),
-    propose: async (name, args, key, id) => {
-      const mutates = fence.tools.get(name)?.effect === "mutate";
-      const idempotencyKey =
-        key !== undefined ? key : mutates ? await derivedKey(ref.runId, name, args) : null;
-      const call = {
-        tool: name,
-        args,
-        ...(idempotencyKey === null ? {} : { idempotency_key: idempotencyKey }),
-      };
+    // A mutation sent without a key gets one derived by the gate, from the validated call.
+    propose: (name, args, key, id) => {
+      const call = { tool: name, args, ...(key === undefined ? {} : { idempotency_key: key }) };
       return decide(c, ref, {
         contentType: "application/json",
         body: ok(JSON.stringify(call)),

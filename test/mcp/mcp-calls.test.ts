@@ -47,7 +47,7 @@ describe.each<Era>(["legacy", "auto"])("MCP tools/call (%s era)", (era) => {
     await client.close();
   });
 
-  it("replays an identical mutation sent without a key: the key is derived from run, tool and arguments", async () => {
+  it("replays an identical mutation sent without a key: the key is derived from the validated call", async () => {
     const run = newRun("mcp");
     const ticket = await seedTicket();
     const client = await mcpClient(run, { era });
