@@ -52,11 +52,11 @@ export const PolicySchema = v.strictObject({
   /** Calls to an MCP tool whose server no longer lists the pinned schema: refused or made. */
   on_drift: v.optional(v.picklist(["block", "allow"]), "block"),
   /**
-   * What the audit keeps of a body the fence could not read as a call: the body as received,
-   * or only its keyed digest (a body that cannot be parsed cannot have its sensitive values
-   * picked out).
+   * What the audit keeps of a body the fence could not read as a call: only its keyed digest
+   * (the default: a body that cannot be parsed cannot have its sensitive values picked out),
+   * or, when a policy says `keep`, the body as received.
    */
-  audit_unparsed: v.optional(v.picklist(["keep", "digest"]), "keep"),
+  audit_unparsed: v.optional(v.picklist(["keep", "digest"]), "digest"),
   /** How long an approval waits for an operator, and how long a grant then stays usable. */
   approval_ttl_ms: v.optional(v.pipe(PositiveInt, v.minValue(1_000)), 3_600_000),
   /** Most runs one caller key may have open at once (not halted, not past their deadline). */

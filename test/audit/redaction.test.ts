@@ -13,7 +13,8 @@ import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import worker from "../../src/index.ts";
 import { hasRareTables } from "../../src/ledger/rare-tables.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
-import { dev, json, newRun, proposeThrough, runLedger, verifyAudit } from "../helpers.ts";
+import { signedIn } from "../console/browser.ts";
+import { DEV_KEY, dev, json, newRun, proposeThrough, runLedger, verifyAudit } from "../helpers.ts";
 import { firstJson, mcpClient } from "../mcp/helpers.ts";
 
 /** A fresh address per test, so a search for it can only find this test's writes. */
@@ -210,12 +211,24 @@ describe("a body the fence cannot read as a call", () => {
     return keptText(loaded.value, text, gated, digest);
   }
 
-  it("is kept as received by default", async () => {
-    expect(FENCE.policy.audit_unparsed).toBe("keep");
+  it("is kept as its keyed digest only by default", async () => {
+    expect(FENCE.policy.audit_unparsed).toBe("digest");
+    expect(await kept("digest")).toBe(`hmac-sha256:${digest(text)}`);
+  });
+
+  it('is kept as received only under audit_unparsed: "keep"', async () => {
     expect(await kept("keep")).toBe(text);
   });
 
-  it('is kept as its keyed digest only under audit_unparsed: "digest"', async () => {
-    expect(await kept("digest")).toBe(`hmac-sha256:${digest(text)}`);
+  it("never reaches the audit, the export or the console by default", async () => {
+    const run = newRun();
+    const email = newEmail();
+    const broken = `{"tool":"create_ticket","args":{"reporter_email":${JSON.stringify(email)}`;
+    expect((await dev.propose(run, broken)).status).toBe(400);
+    const browser = await signedIn(DEV_KEY);
+    const page = await (await browser.get(`/console/runs/${run}`)).text();
+    expect(page).toContain("malformed_payload");
+    expect(page).not.toContain(email);
+    await expectNowhere(run, email);
   });
 });

@@ -32,8 +32,9 @@ describe("the audit's copy of a body", () => {
 
   it("stores the cut copy through HTTP, still valid text", async () => {
     const run = newRun("evidence");
-    const body = JSON.stringify({ tool: "noop", args: { note: "x" }, pad: "😀".repeat(3000) });
-    expect((await propose(run, body)).status).toBe(400);
+    // A call the gate can read (its note is too long), so the audit keeps its text, cut.
+    const body = JSON.stringify({ tool: "noop", args: { note: "😀".repeat(3000) } });
+    expect((await propose(run, body)).status).toBe(422);
     const audit = await json<{ entries: { payload: string; payload_truncated: boolean }[] }>(
       await dev.get(`/v1/runs/${run}/audit`),
     );

@@ -1,6 +1,16 @@
 import { exports } from "cloudflare:workers";
+import { createHmac } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import { addressFor, DEV_KEY } from "../helpers.ts";
+
+/**
+ * What the audit keeps of a body that cannot be read as a call: its keyed digest (policy
+ * `audit_unparsed: "digest"`, the default), under the development key in these tests.
+ */
+export function unparsedDigest(body: string): string {
+  return `hmac-sha256:${createHmac("sha256", DEVELOPMENT_REDACTION_KEY).update(body).digest("hex")}`;
+}
 
 /** How the client negotiates the protocol era. */
 export type Era = "legacy" | "auto";
