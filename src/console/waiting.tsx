@@ -42,7 +42,7 @@ function Approval(props: { base: string; approval: ApprovalView }) {
         {a.idempotency_key === null ? null : (
           <>
             {" "}
-            Key <code>{a.idempotency_key}</code>.
+            A grant admits only key <code>{a.idempotency_key}</code>.
           </>
         )}
       </p>

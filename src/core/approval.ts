@@ -83,7 +83,7 @@ export function askingRule(
 /** Where an approval stands. */
 export type ApprovalStatus = "pending" | "approved" | "denied" | "consumed" | "expired";
 
-/** The stored approval a call's tool and fingerprint last asked for. */
+/** The stored approval a call's tool, fingerprint and idempotency key last asked for. */
 export interface ApprovalState {
   /** Its id, as the agent and operator see it. */
   id: string;
@@ -111,7 +111,7 @@ export type GrantDecision =
   | { kind: "refuse"; id: string; refusal: Refusal; expire: boolean };
 
 /**
- * Whether the latest approval for this tool and payload fingerprint admits the call now. A
+ * Whether the latest approval for this tool, payload fingerprint and key admits the call now. A
  * consumed grant is spent (single use), an expired one is reported once and then asked anew,
  * and a grant made under another policy version binds nothing.
  */

@@ -23,9 +23,17 @@ const ApprovalIndexEntrySchema = v.strictObject({
 export const ApprovalSchema = v.strictObject({
   ...ApprovalIndexEntrySchema.entries,
   args: v.pipe(v.unknown(), v.description("The validated arguments the grant is bound to.")),
-  fingerprint: v.string(),
+  fingerprint: v.pipe(
+    v.string(),
+    v.description(
+      "SHA-256 of the canonical call, sensitive arguments redacted: the grant admits only this payload.",
+    ),
+  ),
   policy_version: v.string(),
-  idempotency_key: v.nullable(v.string()),
+  idempotency_key: v.pipe(
+    v.nullable(v.string()),
+    v.description("The call's idempotency key: the grant admits only a call with this key."),
+  ),
   decided_at: v.nullable(Timestamp),
   decided_by: v.nullable(v.string()),
   note: v.nullable(v.string()),

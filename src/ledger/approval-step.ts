@@ -1,7 +1,8 @@
 /**
  * The approval half of a proposal, inside the RunLedger's admitting transaction: when a policy
- * rule asks about the call, the latest approval for its tool and payload decides (core/approval.ts)
- * whether it goes on (an approved grant, spent here), waits for a person (202), or is refused.
+ * rule asks about the call, the latest approval for its tool, payload and idempotency key
+ * decides (core/approval.ts) whether it goes on (an approved grant, spent here), waits for a
+ * person (202), or is refused.
  */
 import { askingRule, grantFor } from "../core/approval.ts";
 import { approvalRulesOf } from "../core/policy.ts";
@@ -54,7 +55,8 @@ export function approvalStep(
   if (rules.length === 0) return { approvalId: null };
   const rule = askingRule(rules, JSON.parse(draft.args), s.run.paid_used);
   if (rule === null) return { approvalId: null };
-  const grant = grantFor(latestApproval(s.sql, tool, draft.fingerprint ?? ""), version, s.now);
+  const latest = latestApproval(s.sql, tool, draft.fingerprint ?? "", key);
+  const grant = grantFor(latest, version, s.now);
   if (grant.kind === "consume") {
     consumeApproval(s.sql, grant.id, draft.callId);
     return { approvalId: grant.id };

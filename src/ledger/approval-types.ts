@@ -18,11 +18,14 @@ export interface ApprovalView {
   status: ApprovalStatus;
   /** The validated arguments the grant is bound to, as JSON text (RPC types stay flat). */
   args: string;
-  /** SHA-256 of the canonical call (RFC 8785): the grant admits only this payload. */
+  /**
+   * SHA-256 of the canonical call (RFC 8785), sensitive arguments in their redacted form: the
+   * grant admits only this payload.
+   */
   fingerprint: string;
   /** The policy version the grant is bound to. */
   policy_version: string;
-  /** The mutation's idempotency key, when it had one. */
+  /** The mutation's idempotency key, when it had one: the grant admits only this key. */
   idempotency_key: string | null;
   /** When a call first asked. */
   requested_at: string;

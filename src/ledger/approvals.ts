@@ -38,18 +38,25 @@ function stateOf(row: ApprovalRow): ApprovalState {
   };
 }
 
-/** The latest approval asked for this tool and payload, or null. */
+/**
+ * The latest approval asked for this tool, payload and idempotency key (null for a call without
+ * one), or null: a grant admits the intent the approver was shown, never another key's.
+ */
 export function latestApproval(
   sql: SqlStorage,
   tool: string,
   fingerprint: string,
+  key: string | null,
 ): ApprovalState | null {
   if (!hasRareTables(sql)) return null;
   const row = sql
     .exec<ApprovalRow>(
-      "SELECT * FROM approval WHERE tool = ? AND fingerprint = ? ORDER BY requested_at DESC, rowid DESC LIMIT 1",
+      // `IS` matches NULL with NULL: a call without a key has one grant per payload.
+      `SELECT * FROM approval WHERE tool = ? AND fingerprint = ? AND idempotency_key IS ?
+       ORDER BY requested_at DESC, rowid DESC LIMIT 1`,
       tool,
       fingerprint,
+      key,
     )
     .toArray()[0];
   return row === undefined ? null : stateOf(row);

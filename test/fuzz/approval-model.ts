@@ -9,6 +9,8 @@ import type { Expected, LedgerModel, ModelProposal } from "./ledger-model.ts";
 export interface ModelApproval {
   /** The payload it binds. */
   fingerprint: string;
+  /** The idempotency key it binds: a grant admits only the key the approver was shown. */
+  key: string | null;
   /** Where it stands. */
   status: "pending" | "approved" | "denied" | "consumed" | "expired";
   /** Whether its time ran out (a pending or approved one then reads as expired). */
@@ -26,14 +28,17 @@ export function asksPerson(p: ModelProposal): boolean {
 }
 
 /**
- * A new intent a rule asks about: null when an approved grant for exactly this payload lets
- * it through (the grant is then spent), else what the ledger answers instead.
+ * A new intent a rule asks about: null when an approved grant for exactly this payload and key
+ * lets it through (the grant is then spent), else what the ledger answers instead.
  */
 export function approvalInModel(m: LedgerModel, p: ModelProposal): Expected | null {
-  const latest = [...m.approvals].reverse().find((a) => a.fingerprint === p.fingerprint);
+  const latest = [...m.approvals]
+    .reverse()
+    .find((a) => a.fingerprint === p.fingerprint && a.key === p.key);
   if (latest === undefined || latest.status === "consumed" || latest.status === "expired") {
     m.approvals.push({
       fingerprint: p.fingerprint,
+      key: p.key,
       status: "pending",
       lapsed: false,
       consumer: null,
