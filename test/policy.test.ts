@@ -32,6 +32,14 @@ describe("the policy file", () => {
     );
   });
 
+  it("refuses a per-target rule on a sensitive argument, whose claim would hold it in clear", () => {
+    const perEmail = { arg: "reporter_email", max: 1, scope: "tenant" };
+    const bad = { ...policy, tools: { ...policy.tools, create_ticket: { per_target: perEmail } } };
+    expect(() => startFence(bad)).toThrow(
+      /policy\.tools\.create_ticket\.per_target\.arg: "reporter_email" is marked sensitive/,
+    );
+  });
+
   it("names the offending path of an invalid tool rule or tenant block", () => {
     const withTools = (tools: unknown) => ({ ...policy, tools });
     expect(() => startFence(withTools({ add_comment: { max_calls_per_run: 1.5 } }))).toThrow(

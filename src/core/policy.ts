@@ -199,6 +199,10 @@ function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContrac
     if (arg !== undefined && !Object.hasOwn(args, arg)) {
       problems.push(`policy.tools.${name}.per_target.arg: ${name} has no argument "${arg}"`);
     }
+    // A target is stored and named in clear (its claim, the refusal's detail): never a secret.
+    if (arg !== undefined && (contract.sensitive ?? []).includes(arg)) {
+      problems.push(`policy.tools.${name}.per_target.arg: "${arg}" is marked sensitive`);
+    }
     problems.push(...approvalProblems(name, rule.approval ?? [], args));
   }
   return problems;
