@@ -20,9 +20,9 @@ function entriesOf(path: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** Print the verdict and give the exit code. */
+/** Print the verdict and give the exit code; `ok` is the verdict's, never a part's. */
 function verdict(ok: boolean, what: Record<string, unknown>): number {
-  console.log(JSON.stringify({ ok, ...what }));
+  console.log(JSON.stringify({ ...what, ok }));
   return ok ? 0 : 1;
 }
 
@@ -60,6 +60,13 @@ async function main(argv: string[]): Promise<number> {
   const chain = verifyChain(entries, { tenant, run });
   if (!chain.ok) return verdict(false, { ...chain });
   if (head === null) return verdict(true, { ...chain, signed: false });
+  if (head.tenant !== tenant || head.run !== run) {
+    return verdict(false, {
+      ...chain,
+      first_bad_seq: head.seq,
+      problem: `the head is of run ${head.tenant}/${head.run}, not ${tenant}/${run}`,
+    });
+  }
   const atHead = entries.find((e) => e.seq === head.seq);
   if (atHead === undefined) {
     return verdict(false, {

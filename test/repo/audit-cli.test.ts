@@ -84,7 +84,7 @@ describe("npm run audit -- verify", () => {
     );
     expect(cut).toMatchObject({
       code: 1,
-      out: { first_bad_seq: 4, problem: expect.stringContaining("truncated") },
+      out: { ok: false, first_bad_seq: 4, problem: expect.stringContaining("truncated") },
     });
   });
 
@@ -98,12 +98,39 @@ describe("npm run audit -- verify", () => {
       verify("--file", f, "--head", file("h3.json", JSON.stringify(head)), "--keys", keys),
     ).toMatchObject({
       code: 1,
-      out: { problem: expect.stringContaining("unknown key") },
+      out: { ok: false, problem: expect.stringContaining("unknown key") },
     });
     const forged = file("h4.json", JSON.stringify({ ...head, kid: other.kid }));
     expect(verify("--file", f, "--head", forged, "--keys", keys)).toMatchObject({
       code: 1,
-      out: { problem: "head: bad signature" },
+      out: { ok: false, problem: "head: bad signature" },
+    });
+  });
+
+  it("fails a head of another run, or one whose hash is not the log's", async () => {
+    const log = chain(2);
+    const key = await newSigningKey();
+    const f = file("mine.ndjson", ndjson(log));
+    const theirs = await signHead(
+      {
+        tenant: "acme",
+        run: "r2",
+        seq: 2,
+        hash: log[1]?.hash as string,
+        at: "2026-12-03T00:00:00Z",
+      },
+      key,
+    );
+    const other = file("h5.json", JSON.stringify(theirs));
+    expect(verify("--file", f, "--tenant", "acme", "--run", "r1", "--head", other)).toMatchObject({
+      code: 1,
+      out: { ok: false, first_bad_seq: 2, problem: expect.stringContaining("acme/r2") },
+    });
+    const elsewhere = await headOf(log, 2, key);
+    const wrongHash = file("h6.json", JSON.stringify({ ...elsewhere, hash: "0".repeat(64) }));
+    expect(verify("--file", f, "--head", wrongHash)).toMatchObject({
+      code: 1,
+      out: { ok: false, first_bad_seq: 2, problem: expect.stringContaining("hash") },
     });
   });
 
