@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
+import pin from "./everything_echo.pin.json" with { type: "json" };
 import { McpText } from "./mcp-content.ts";
 
 /**
- * echo of the MCP server at http://127.0.0.1:38311/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const everythingEcho = {
   name: "everything_echo",
@@ -36,24 +38,7 @@ export const everythingEcho = {
   upstream: {
     kind: "mcp",
     endpoint: { urlVar: "MCP_EVERYTHING_URL" },
-    tool: "echo",
-    pinned: {
-      source: "http://127.0.0.1:38311/mcp",
-      sha256: "282555f91c362747acb98755521a3163122618a9847e0c7390f13100366ce09b",
-      schema: {
-        description: "Echoes back the input string",
-        inputSchema: {
-          type: "object",
-          properties: {
-            message: {
-              type: "string",
-              description: "Message to echo",
-            },
-          },
-          required: ["message"],
-          $schema: "http://json-schema.org/draft-07/schema#",
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
-import { McpContent } from "./mcp-content.ts";
+import pin from "./everything_get_resource_reference.pin.json" with { type: "json" };
+import { McpContentList } from "./mcp-content.ts";
 
 /**
- * get-resource-reference of the MCP server at http://127.0.0.1:38311/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const everythingGetResourceReference = {
   name: "everything_get_resource_reference",
@@ -20,7 +22,7 @@ export const everythingGetResourceReference = {
     resourceId: v.optional(v.pipe(v.number(), v.description("ID of the text resource to fetch"))),
   }),
   output: v.strictObject({
-    content: v.array(McpContent),
+    content: McpContentList,
   }),
   timeoutMs: 5000,
   // Seconds a read's result may be served from the cache; 0 until a reviewer decides.
@@ -45,29 +47,7 @@ export const everythingGetResourceReference = {
   upstream: {
     kind: "mcp",
     endpoint: { urlVar: "MCP_EVERYTHING_URL" },
-    tool: "get-resource-reference",
-    pinned: {
-      source: "http://127.0.0.1:38311/mcp",
-      sha256: "de4d614128298868748e8b5493053a803162dab631ba95d026ef1f3859b223a0",
-      schema: {
-        description: "Returns a resource reference that can be used by MCP clients",
-        inputSchema: {
-          type: "object",
-          properties: {
-            resourceType: {
-              default: "Text",
-              type: "string",
-              enum: ["Text", "Blob"],
-            },
-            resourceId: {
-              default: 1,
-              description: "ID of the text resource to fetch",
-              type: "number",
-            },
-          },
-          $schema: "http://json-schema.org/draft-07/schema#",
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
-import { McpContent } from "./mcp-content.ts";
+import pin from "./everything_get_structured_content.pin.json" with { type: "json" };
+import { McpContentList } from "./mcp-content.ts";
 
 /**
- * get-structured-content of the MCP server at http://127.0.0.1:38311/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const everythingGetStructuredContent = {
   name: "everything_get_structured_content",
@@ -22,7 +24,7 @@ export const everythingGetStructuredContent = {
     ),
   }),
   output: v.strictObject({
-    content: v.array(McpContent),
+    content: McpContentList,
     structuredContent: v.strictObject({
       temperature: v.pipe(v.number(), v.description("Temperature in celsius")),
       conditions: v.pipe(v.string(), v.description("Weather conditions description")),
@@ -45,46 +47,7 @@ export const everythingGetStructuredContent = {
   upstream: {
     kind: "mcp",
     endpoint: { urlVar: "MCP_EVERYTHING_URL" },
-    tool: "get-structured-content",
-    pinned: {
-      source: "http://127.0.0.1:38311/mcp",
-      sha256: "25c19d02fa1148cfc6c0394f08b4ba161aa78750ed323a4f0616704fa298b799",
-      schema: {
-        description:
-          "Returns structured content along with an output schema for client data validation",
-        inputSchema: {
-          type: "object",
-          properties: {
-            location: {
-              type: "string",
-              enum: ["New York", "Chicago", "Los Angeles"],
-              description: "Choose city",
-            },
-          },
-          required: ["location"],
-          $schema: "http://json-schema.org/draft-07/schema#",
-        },
-        outputSchema: {
-          type: "object",
-          properties: {
-            temperature: {
-              type: "number",
-              description: "Temperature in celsius",
-            },
-            conditions: {
-              type: "string",
-              description: "Weather conditions description",
-            },
-            humidity: {
-              type: "number",
-              description: "Humidity percentage",
-            },
-          },
-          required: ["temperature", "conditions", "humidity"],
-          $schema: "http://json-schema.org/draft-07/schema#",
-          additionalProperties: false,
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
+import pin from "./everything_get_sum.pin.json" with { type: "json" };
 import { McpText } from "./mcp-content.ts";
 
 /**
- * get-sum of the MCP server at http://127.0.0.1:38311/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const everythingGetSum = {
   name: "everything_get_sum",
@@ -32,28 +34,7 @@ export const everythingGetSum = {
   upstream: {
     kind: "mcp",
     endpoint: { urlVar: "MCP_EVERYTHING_URL" },
-    tool: "get-sum",
-    pinned: {
-      source: "http://127.0.0.1:38311/mcp",
-      sha256: "69436cac239174dbaccd0db5b64b0cf693276570c99931776b421b326dc140e2",
-      schema: {
-        description: "Returns the sum of two numbers",
-        inputSchema: {
-          type: "object",
-          properties: {
-            a: {
-              type: "number",
-              description: "First number",
-            },
-            b: {
-              type: "number",
-              description: "Second number",
-            },
-          },
-          required: ["a", "b"],
-          $schema: "http://json-schema.org/draft-07/schema#",
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
 import { McpText } from "./mcp-content.ts";
+import pin from "./ops_restart_service.pin.json" with { type: "json" };
 
 /**
- * restart_service of the MCP server at http://127.0.0.1:8830/demo/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const opsRestartService = {
   name: "ops_restart_service",
@@ -36,30 +38,7 @@ export const opsRestartService = {
   upstream: {
     kind: "mcp",
     endpoint: { binding: "DEMO", path: "/mcp" },
-    tool: "restart_service",
-    pinned: {
-      source: "http://127.0.0.1:8830/demo/mcp",
-      sha256: "4c09515ba2aa291c3c23bc67ab18312111f8ab237a3fe847953d9bca5f591cbc",
-      schema: {
-        description: "Rolling restart of one service's pods.",
-        inputSchema: {
-          type: "object",
-          properties: {
-            service: {
-              type: "string",
-              pattern: "^[a-z0-9-]{1,63}$",
-              description: "Kubernetes service name: lowercase letters, digits and dashes",
-            },
-            reason: {
-              type: "string",
-              minLength: 1,
-              maxLength: 200,
-            },
-          },
-          required: ["service", "reason"],
-          additionalProperties: false,
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

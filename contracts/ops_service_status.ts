@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
-import { McpContent } from "./mcp-content.ts";
+import { McpContentList } from "./mcp-content.ts";
+import pin from "./ops_service_status.pin.json" with { type: "json" };
 
 /**
- * service_status of the MCP server at http://127.0.0.1:8830/demo/mcp, imported by
- * `npm run contracts -- import`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * `npm run contracts -- drift` compares `pinned.sha256` with what the server lists.
+ * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * `npm run contracts -- drift` compares the pin with what the server lists now.
  */
 export const opsServiceStatus = {
   name: "ops_service_status",
@@ -23,7 +25,7 @@ export const opsServiceStatus = {
     ),
   }),
   output: v.strictObject({
-    content: v.array(McpContent),
+    content: McpContentList,
     structuredContent: v.strictObject({
       service: v.string(),
       healthy: v.boolean(),
@@ -50,45 +52,7 @@ export const opsServiceStatus = {
   upstream: {
     kind: "mcp",
     endpoint: { binding: "DEMO", path: "/mcp" },
-    tool: "service_status",
-    pinned: {
-      source: "http://127.0.0.1:8830/demo/mcp",
-      sha256: "fab397a23952c34624f0524e38e54d01983428a6dc0f0667a3af8dd394227f3b",
-      schema: {
-        description: "Health, replica count and deployed version of one service.",
-        inputSchema: {
-          type: "object",
-          properties: {
-            service: {
-              type: "string",
-              pattern: "^[a-z0-9-]{1,63}$",
-              description: "Kubernetes service name: lowercase letters, digits and dashes",
-            },
-          },
-          required: ["service"],
-          additionalProperties: false,
-        },
-        outputSchema: {
-          type: "object",
-          properties: {
-            service: {
-              type: "string",
-            },
-            healthy: {
-              type: "boolean",
-            },
-            replicas: {
-              type: "integer",
-              minimum: 0,
-            },
-            version: {
-              type: "string",
-            },
-          },
-          required: ["service", "healthy", "replicas", "version"],
-          additionalProperties: false,
-        },
-      },
-    },
+    tool: pin.tool,
+    pinned: pin,
   },
 } satisfies ToolContract;

@@ -3,20 +3,21 @@
  *   [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
  *
- * import: list an MCP server's tools and write one contract file per tool, its schema pinned.
- * drift: compare every pinned MCP contract (or those pinned from --mcp) with what its server
- * lists now; exit 1 on drift.
+ * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
+ * drift: compare every pin of the folder (or those pinned from --mcp) with what its server
+ * lists now, reading the pins as data; exit 1 on drift, 3 when a server cannot be listed.
  */
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { ToolContract } from "../src/core/contract.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
 import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
-import { type ImportOptions, renderContract } from "./lib/mcp/contract-file.ts";
-import { drift, drifted, driftTable, pinnedTools } from "./lib/mcp/drift.ts";
-import type { ListedTool } from "./lib/mcp/pin.ts";
+import { type ImportOptions, pinFile, renderContract } from "./lib/mcp/contract-file.ts";
+import { drift, drifted, driftTable } from "./lib/mcp/drift.ts";
+import { type ListedTool, type Pin, readPins } from "./lib/mcp/pin.ts";
+
+/** The exit code when a server could not be listed: nothing was compared, which is not drift. */
+const UNREACHABLE_EXIT = 3;
 
 const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
          [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
@@ -52,17 +53,36 @@ function headersOf(flags: Flags): Record<string, string> {
   return headers;
 }
 
+/** A server that could not be listed: unreachable, or it did not answer as MCP. */
+class Unlisted extends Error {}
+
 /** Every tool the server at `url` lists, following pagination. */
 async function listTools(url: string, headers: Record<string, string>): Promise<ListedTool[]> {
   const client = new Client({ name: "toolfence-contracts", version: "1" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
-  );
   try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+    );
     return await allTools(client);
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (e as Error).message;
+    throw new Unlisted(`cannot list the tools of the MCP server at ${url}: ${why}`);
   } finally {
-    await client.close();
+    await client.close().catch(() => undefined);
   }
+}
+
+/**
+ * Text that came from a server, safe to print: control characters (a terminal's escape
+ * sequences among them) are shown as escapes, never sent to the terminal.
+ */
+function printable(text: string): string {
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
+    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function importOptions(url: string, flags: Flags, headers: Record<string, string>): ImportOptions {
@@ -97,61 +117,63 @@ async function runImport(flags: Flags): Promise<number> {
   mkdirSync(out, { recursive: true });
   const options = importOptions(url, flags, headers);
   let refused = 0;
+  const written = new Set<string>();
   for (const tool of tools) {
     const rendered = renderContract(tool, options);
+    if (rendered.ok && written.has(rendered.name)) {
+      refused++;
+      console.error(`refused ${rendered.name}: another tool of the server has the same name here`);
+      continue;
+    }
     if (!rendered.ok) {
       refused++;
       console.error(
-        `refused ${tool.name}: its schema cannot be enforced strictly\n  ${rendered.problems.join("\n  ")}`,
+        printable(
+          `refused ${rendered.name}: it cannot be imported strictly\n  ${rendered.problems.join("\n  ")}`,
+        ),
       );
       continue;
     }
+    written.add(rendered.name);
     const path = join(out, `${rendered.name}.ts`);
+    writeFileSync(join(out, pinFile(rendered.name)), rendered.pin);
     writeFileSync(path, rendered.text);
     console.log(
-      `wrote ${path} (${rendered.exportName}); list it in contracts/index.ts and policy allowed_tools`,
+      `wrote ${path} and its pin (${rendered.exportName}); list it in contracts/index.ts and policy allowed_tools`,
     );
   }
   return refused === 0 ? 0 : 1;
 }
 
-/** Every MCP contract exported by a module of `dir`. */
-async function pinnedIn(dir: string): Promise<ReturnType<typeof pinnedTools>> {
-  const names = readdirSync(dir).filter((n) => n.endsWith(".ts") && n !== "index.ts");
-  const found: ToolContract[] = [];
-  for (const name of names) {
-    const exports = (await import(pathToFileURL(resolve(dir, name)).href)) as Record<
-      string,
-      unknown
-    >;
-    for (const value of Object.values(exports)) {
-      if ((value as Partial<ToolContract>)?.upstream?.kind === "mcp")
-        found.push(value as ToolContract);
-    }
-  }
-  return pinnedTools(found);
-}
-
 async function runDrift(flags: Flags): Promise<number> {
   const only = flags.mcp;
-  const pinned = (await pinnedIn(flags.dir ?? "contracts")).filter(
-    (c) => only === undefined || c.upstream.pinned.source === only,
+  const pinned = readPins(flags.dir ?? "contracts").filter(
+    (p) => only === undefined || p.source === only,
   );
-  const bySource = new Map<string, typeof pinned>();
+  const bySource = new Map<string, Pin[]>();
   // --mcp alone, with nothing pinned from it, still lists the server's tools as new.
   if (only !== undefined) bySource.set(only, []);
-  for (const c of pinned) {
-    const source = c.upstream.pinned.source;
-    bySource.set(source, [...(bySource.get(source) ?? []), c]);
-  }
+  for (const p of pinned) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
   let anyDrift = false;
-  for (const [source, tools] of bySource) {
-    const rows = drift(tools, await listTools(source, headersOf(flags)));
-    console.log(`${source}\n${driftTable(rows)}\n`);
+  let unlisted = 0;
+  for (const [source, pins] of bySource) {
+    const listed = await listTools(source, headersOf(flags)).catch((e: unknown) => {
+      if (!(e instanceof Unlisted)) throw e;
+      console.error(`${e.message}; ${pins.length} pinned tool(s) not compared`);
+      return null;
+    });
+    if (listed === null) {
+      unlisted++;
+      continue;
+    }
+    const rows = drift(pins, listed);
+    console.log(printable(`${source}\n${driftTable(rows)}\n`));
     anyDrift ||= drifted(rows);
   }
-  console.log(anyDrift ? "drift: a pinned tool changed or is gone" : "no drift");
-  return anyDrift ? 1 : 0;
+  if (anyDrift) console.log("drift: a pinned tool changed or is gone");
+  else if (unlisted > 0) console.log(`not compared: ${unlisted} server(s) could not be listed`);
+  else console.log("no drift");
+  return anyDrift ? 1 : unlisted > 0 ? UNREACHABLE_EXIT : 0;
 }
 
 function usage(): number {
@@ -172,6 +194,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     console.error(`contracts: ${(e as Error).message}`);
-    process.exit(1);
+    process.exit(e instanceof Unlisted ? UNREACHABLE_EXIT : 1);
   },
 );

@@ -64,6 +64,9 @@ describe("npm run contracts -- import", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("ev_echo.ts");
     const sum = await load("ev_get_sum.ts");
+    expect(JSON.parse(readFileSync(join(out, "ev_get_sum.pin.json"), "utf8"))).toEqual(
+      sum.upstream.kind === "mcp" ? sum.upstream.pinned : null,
+    );
     expect(sum.upstream).toMatchObject({
       kind: "mcp",
       tool: "get-sum",
@@ -92,17 +95,16 @@ describe("npm run contracts -- drift", () => {
   });
 
   it("reports a changed schema with its diff, and a tool gone, and exits 1", async () => {
-    const echoFile = join(out, "ev_echo.ts");
-    const echo = readFileSync(echoFile, "utf8");
+    const echoFile = join(out, "ev_echo.pin.json");
+    const echo = JSON.parse(readFileSync(echoFile, "utf8"));
     // As if the server's schema had said something else when it was pinned.
-    const pinnedEarlier = echo
-      .replace(/sha256: "[0-9a-f]{64}"/, `sha256: "${"0".repeat(64)}"`)
-      .replace('"description": "Message to echo"', '"description": "Text to repeat"');
-    writeFileSync(echoFile, pinnedEarlier);
-    const sumFile = join(out, "ev_get_sum.ts");
+    echo.sha256 = "0".repeat(64);
+    echo.schema.inputSchema.properties.message.description = "Text to repeat";
+    writeFileSync(echoFile, JSON.stringify(echo));
+    const sumFile = join(out, "ev_get_sum.pin.json");
     writeFileSync(
       sumFile,
-      readFileSync(sumFile, "utf8").replace('tool: "get-sum"', 'tool: "get-total"'),
+      JSON.stringify({ ...JSON.parse(readFileSync(sumFile, "utf8")), tool: "get-total" }),
     );
     const res = await contracts("drift", "--dir", out, "--mcp", server.url);
     expect(res.code).toBe(1);

@@ -70,4 +70,28 @@ describe("JSON Schema to valibot source", () => {
       problems: ["m: extra properties next to named ones cannot be enforced exactly"],
     });
   });
+
+  it("refuses the keys valibot never reads, rather than pass them unchecked", () => {
+    const props = JSON.parse(
+      '{"__proto__": {"type": "string"}, "constructor": {"type": "number"}}',
+    );
+    expect(schemaCode({ type: "object", properties: props }, "k")).toEqual({
+      ok: false,
+      problems: [
+        'k: a key named "__proto__" cannot be enforced',
+        'k: a key named "constructor" cannot be enforced',
+      ],
+    });
+  });
+
+  it("writes the server's text as escaped literals, line separators included", () => {
+    const made = schemaCode(
+      { type: "string", description: "a */ b\u2028c", const: "`$" + "{x}`" },
+      "s",
+    );
+    expect(made).toEqual({
+      ok: true,
+      code: `v.pipe(v.literal("\`$\{x}\`"), v.description("a */ b\\u2028c"))`,
+    });
+  });
 });

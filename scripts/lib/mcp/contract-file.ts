@@ -1,7 +1,8 @@
 /**
- * The text of one imported contract file: readable valibot a reviewer tightens, with the
- * upstream's source URL, remote tool name, schema and its hash pinned next to the code.
+ * The text of one imported contract file: readable valibot a reviewer tightens, and beside
+ * it the pin as JSON: the upstream's source URL, remote tool name, schema and its hash.
  */
+import { literal } from "./literal.ts";
 import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
 import { schemaCode } from "./schema-code.ts";
 
@@ -17,28 +18,55 @@ export interface ImportOptions {
   auth?: { header: string; secret: string; scheme?: string };
 }
 
-/** A rendered contract file, or why the tool cannot be imported strictly. */
+/** A rendered contract file and its pin, or why the tool cannot be imported strictly. */
 export type Rendered =
-  | { ok: true; name: string; exportName: string; text: string }
+  | { ok: true; name: string; exportName: string; text: string; pin: string }
   | { ok: false; name: string; problems: string[] };
 
-/** The fence's name for a remote tool: the prefix, then letters, digits and underscores. */
+/**
+ * A server's name for a tool the import accepts: the characters MCP allows in tool names
+ * (2025-11-25, "Tool names"), 1 to 128 of them. Anything else is refused, not rewritten.
+ */
+export const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** The fence's tool names, as API keys' tool lists spell them (src/core/keys.ts). */
+export const FENCE_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The fence's name for a remote tool: the prefix, then lower-case letters, digits and `_`. */
 export function fenceName(prefix: string, remote: string): string {
-  return `${prefix}${remote}`.replace(/[^A-Za-z0-9_]/g, "_");
+  return `${prefix}${remote}`.toLowerCase().replace(/[^a-z0-9_]/g, "_");
+}
+
+/** The file beside a contract that holds its pin, as data (`drift` reads only these). */
+export function pinFile(name: string): string {
+  return `${name}.pin.json`;
 }
 
 function camel(name: string): string {
   return name.replace(/_+([a-z0-9])/gi, (_, c: string) => c.toUpperCase());
 }
 
-/** Render the contract file of `tool`. */
+/** Why a tool's names cannot be used, or nothing. */
+function nameProblems(remote: string, name: string): string[] {
+  if (!REMOTE_NAME.test(remote)) {
+    return [`the server's name for it is not 1 to 128 of A-Z a-z 0-9 _ - .: ${literal(remote)}`];
+  }
+  if (!FENCE_NAME.test(name)) {
+    return [`its name in the fence, ${name}, is not a letter then up to 63 of a-z 0-9 _`];
+  }
+  return [];
+}
+
+/** Render the contract file of `tool` and its pin. */
 export function renderContract(tool: ListedTool, options: ImportOptions): Rendered {
-  const name = fenceName(options.prefix, tool.name);
-  const input = schemaCode(tool.inputSchema, `${tool.name}.inputSchema`);
+  const remote = String(tool.name);
+  const name = fenceName(options.prefix, remote);
+  const refusedName = nameProblems(remote, name);
+  // The message names the tool only as a literal: a hostile name never reaches a terminal raw.
+  if (refusedName.length > 0) return { ok: false, name: literal(remote), problems: refusedName };
+  const input = schemaCode(tool.inputSchema, `${name}.inputSchema`);
   const output =
-    tool.outputSchema === undefined
-      ? null
-      : schemaCode(tool.outputSchema, `${tool.name}.outputSchema`);
+    tool.outputSchema === undefined ? null : schemaCode(tool.outputSchema, `${name}.outputSchema`);
   const problems = [
     ...(input.ok ? [] : input.problems),
     ...(output && !output.ok ? output.problems : []),
@@ -51,24 +79,27 @@ export function renderContract(tool: ListedTool, options: ImportOptions): Render
   const exportName = camel(name);
   const text = `import * as v from "valibot";
 import type { ToolContract } from "../src/core/contract.ts";
-import { McpContent } from "./mcp-content.ts";
+import { McpContentList } from "./mcp-content.ts";
+import pin from "./${pinFile(name)}" with { type: "json" };
 
 /**
- * ${tool.name} of the MCP server at ${options.source}, imported by
- * \`npm run contracts -- import\`. Review before committing: tighten strings (patterns,
- * enums), numbers (bounds) and the output's content blocks to what the tool needs.
- * \`npm run contracts -- drift\` compares \`pinned.sha256\` with what the server lists.
+ * A tool of an MCP server, imported by \`npm run contracts -- import\`: \`upstream.tool\` is
+ * the server's name for it, and the pin beside this file what the server listed (source URL,
+ * schema, hash). Review before committing: tighten strings (patterns, enums), numbers
+ * (bounds) and the output's content blocks to what the tool needs.
+ * \`npm run contracts -- drift\` compares the pin with what the server lists now.
  */
 export const ${exportName} = {
-  name: ${JSON.stringify(name)},
-  version: ${JSON.stringify(sha256.slice(0, 12))},
-  description: ${JSON.stringify(tool.description ?? tool.name)},
+  name: ${literal(name)},
+  version: ${literal(sha256.slice(0, 12))},
+  description: ${literal(tool.description ?? remote)},
   // The server's readOnlyHint is ${readOnly}: a hint, so confirm it before trusting it.
-  effect: ${JSON.stringify(readOnly ? "read" : "mutate")},
+  effect: ${literal(readOnly ? "read" : "mutate")},
   paid: false,
   input: ${indent(input.ok ? input.code : "", 2)},
+  // Bounded content blocks (contracts/mcp-content.ts): tighten them to what the tool returns.
   output: v.strictObject({
-    content: v.array(McpContent)${structured},
+    content: McpContentList${structured},
   }),
   timeoutMs: 5000,
   // Seconds a read's result may be served from the cache; 0 until a reviewer decides.
@@ -76,23 +107,26 @@ export const ${exportName} = {
   sharedCache: false,
   upstream: {
     kind: "mcp",
-    endpoint: ${JSON.stringify(options.endpoint).replace(/"(\w+)":/g, "$1: ")},
-    tool: ${JSON.stringify(tool.name)},${authLine(options.auth)}
-    pinned: {
-      source: ${JSON.stringify(options.source)},
-      sha256: ${JSON.stringify(sha256)},
-      schema: ${indent(JSON.stringify(schema, null, 2), 6)},
-    },
+    endpoint: ${endpointCode(options.endpoint)},
+    tool: pin.tool,${authLine(options.auth)}
+    pinned: pin,
   },
 } satisfies ToolContract;
 `;
-  return { ok: true, name, exportName, text };
+  const pinned = { tool: remote, source: options.source, sha256, schema };
+  return { ok: true, name, exportName, text, pin: `${JSON.stringify(pinned, null, 2)}\n` };
+}
+
+function endpointCode(endpoint: ImportOptions["endpoint"]): string {
+  return "urlVar" in endpoint
+    ? `{ urlVar: ${literal(endpoint.urlVar)} }`
+    : `{ binding: ${literal(endpoint.binding)}, path: ${literal(endpoint.path)} }`;
 }
 
 function authLine(auth: ImportOptions["auth"]): string {
-  return auth === undefined
-    ? ""
-    : `\n    auth: ${JSON.stringify(auth).replace(/"(\w+)":/g, "$1: ")},`;
+  if (auth === undefined) return "";
+  const scheme = auth.scheme === undefined ? "" : `, scheme: ${literal(auth.scheme)}`;
+  return `\n    auth: { header: ${literal(auth.header)}, secret: ${literal(auth.secret)}${scheme} },`;
 }
 
 function indent(code: string, spaces: number): string {

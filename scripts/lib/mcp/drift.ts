@@ -2,8 +2,7 @@
  * Drift of pinned MCP contracts: each pinned tool's hash against what its server lists now,
  * with a line diff of the canonical schemas for a changed one.
  */
-import type { McpUpstream, ToolContract } from "../../../src/core/contract.ts";
-import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
+import { type ListedTool, type Pin, pinnedSchema, schemaHash } from "./pin.ts";
 
 /** One row of the drift table. */
 export interface DriftRow {
@@ -17,37 +16,20 @@ export interface DriftRow {
   diff: string[];
 }
 
-/** The contracts in `contracts` that pin a tool of an MCP server. */
-export function pinnedTools(
-  contracts: readonly ToolContract[],
-): Array<ToolContract & { upstream: McpUpstream }> {
-  return contracts.filter(
-    (c): c is ToolContract & { upstream: McpUpstream } => c.upstream.kind === "mcp",
-  );
-}
-
 /** Compare the pinned contracts of one server with the tools it lists now. */
-export function drift(
-  pinned: ReturnType<typeof pinnedTools>,
-  listed: readonly ListedTool[],
-): DriftRow[] {
+export function drift(pinned: readonly Pin[], listed: readonly ListedTool[]): DriftRow[] {
   const byName = new Map(listed.map((t) => [t.name, t]));
-  const rows: DriftRow[] = pinned.map((c) => {
-    const now = byName.get(c.upstream.tool);
-    const remote = c.upstream.tool;
-    if (now === undefined) return { fenceName: c.name, remote, status: "gone", diff: [] };
+  const rows: DriftRow[] = pinned.map((p) => {
+    const now = byName.get(p.tool);
+    const remote = p.tool;
+    if (now === undefined) return { fenceName: p.name, remote, status: "gone", diff: [] };
     const schema = pinnedSchema(now);
-    if (schemaHash(schema) === c.upstream.pinned.sha256) {
-      return { fenceName: c.name, remote, status: "unchanged", diff: [] };
+    if (schemaHash(schema) === p.sha256) {
+      return { fenceName: p.name, remote, status: "unchanged", diff: [] };
     }
-    return {
-      fenceName: c.name,
-      remote,
-      status: "changed",
-      diff: lineDiff(c.upstream.pinned.schema, schema),
-    };
+    return { fenceName: p.name, remote, status: "changed", diff: lineDiff(p.schema, schema) };
   });
-  const known = new Set(pinned.map((c) => c.upstream.tool));
+  const known = new Set(pinned.map((p) => p.tool));
   for (const t of listed) {
     if (!known.has(t.name)) rows.push({ fenceName: null, remote: t.name, status: "new", diff: [] });
   }

@@ -4,6 +4,8 @@
  * the path of the offending node, never loosened to `v.unknown()`.
  */
 
+import { keyLiteral, literal } from "./literal.ts";
+
 /** The valibot expression, or every construct that could not be expressed strictly. */
 export type SchemaCode = { ok: true; code: string } | { ok: false; problems: string[] };
 
@@ -46,6 +48,9 @@ const KNOWN: Record<string, readonly string[]> = {
   object: ["type", "properties", "required", "additionalProperties"],
 };
 
+/** Keys valibot never reads from an object (against prototype pollution), so never enforces. */
+const UNREAD_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+
 type Node = Record<string, unknown>;
 
 /** Translate `schema`; `where` names it in problems (e.g. `echo.input`). */
@@ -65,7 +70,7 @@ function node(schema: unknown, path: string, problems: string[], indent: string)
   const s = schema as Node;
   const base = shape(s, path, problems, indent);
   if (typeof s.description !== "string") return base;
-  const description = `v.description(${JSON.stringify(s.description)})`;
+  const description = `v.description(${literal(s.description)})`;
   // One pipe, not a pipe in a pipe: a pipe's call spans the whole expression.
   return base.startsWith("v.pipe(")
     ? `${base.slice(0, -1)}, ${description})`
@@ -74,7 +79,7 @@ function node(schema: unknown, path: string, problems: string[], indent: string)
 
 function shape(s: Node, path: string, problems: string[], indent: string): string {
   if (Array.isArray(s.enum)) return enumCode(s, path, problems);
-  if ("const" in s) return `v.literal(${JSON.stringify(s.const)})`;
+  if ("const" in s) return `v.literal(${literal(s.const)})`;
   if (Array.isArray(s.anyOf)) {
     const branches = s.anyOf.map((b, i) => node(b, `${path}.anyOf[${i}]`, problems, indent));
     return `v.union([${branches.join(", ")}])`;
@@ -121,10 +126,10 @@ function shape(s: Node, path: string, problems: string[], indent: string): strin
 function enumCode(s: Node, path: string, problems: string[]): string {
   const values = s.enum as unknown[];
   if (values.length > 0 && values.every((x) => typeof x === "string")) {
-    return `v.picklist(${JSON.stringify(values)})`;
+    return `v.picklist(${literal(values)})`;
   }
   if (values.every((x) => x === null || ["string", "number", "boolean"].includes(typeof x))) {
-    return `v.union([${values.map((x) => `v.literal(${JSON.stringify(x)})`).join(", ")}])`;
+    return `v.union([${values.map((x) => `v.literal(${literal(x)})`).join(", ")}])`;
   }
   problems.push(`${path}: an enum of objects or arrays cannot be enforced exactly`);
   return "";
@@ -132,10 +137,9 @@ function enumCode(s: Node, path: string, problems: string[]): string {
 
 function stringCode(s: Node, path: string, problems: string[]): string {
   const actions: string[] = [];
-  if (typeof s.minLength === "number") actions.push(`v.minLength(${s.minLength})`);
-  if (typeof s.maxLength === "number") actions.push(`v.maxLength(${s.maxLength})`);
-  if (typeof s.pattern === "string")
-    actions.push(`v.regex(new RegExp(${JSON.stringify(s.pattern)}))`);
+  if (typeof s.minLength === "number") actions.push(`v.minLength(${literal(s.minLength)})`);
+  if (typeof s.maxLength === "number") actions.push(`v.maxLength(${literal(s.maxLength)})`);
+  if (typeof s.pattern === "string") actions.push(`v.regex(new RegExp(${literal(s.pattern)}))`);
   if (typeof s.format === "string") {
     const action = FORMATS[s.format];
     if (action === undefined) problems.push(`${path}: format "${s.format}" has no exact check`);
@@ -146,11 +150,13 @@ function stringCode(s: Node, path: string, problems: string[]): string {
 
 function numberCode(s: Node, type: string): string {
   const actions = type === "integer" ? ["v.integer()"] : [];
-  if (typeof s.minimum === "number") actions.push(`v.minValue(${s.minimum})`);
-  if (typeof s.maximum === "number") actions.push(`v.maxValue(${s.maximum})`);
-  if (typeof s.exclusiveMinimum === "number") actions.push(`v.gtValue(${s.exclusiveMinimum})`);
-  if (typeof s.exclusiveMaximum === "number") actions.push(`v.ltValue(${s.exclusiveMaximum})`);
-  if (typeof s.multipleOf === "number") actions.push(`v.multipleOf(${s.multipleOf})`);
+  if (typeof s.minimum === "number") actions.push(`v.minValue(${literal(s.minimum)})`);
+  if (typeof s.maximum === "number") actions.push(`v.maxValue(${literal(s.maximum)})`);
+  if (typeof s.exclusiveMinimum === "number")
+    actions.push(`v.gtValue(${literal(s.exclusiveMinimum)})`);
+  if (typeof s.exclusiveMaximum === "number")
+    actions.push(`v.ltValue(${literal(s.exclusiveMaximum)})`);
+  if (typeof s.multipleOf === "number") actions.push(`v.multipleOf(${literal(s.multipleOf)})`);
   return withPipe("v.number()", actions);
 }
 
@@ -160,8 +166,8 @@ function arrayCode(s: Node, path: string, problems: string[], indent: string): s
     return "";
   }
   const actions: string[] = [];
-  if (typeof s.minItems === "number") actions.push(`v.minLength(${s.minItems})`);
-  if (typeof s.maxItems === "number") actions.push(`v.maxLength(${s.maxItems})`);
+  if (typeof s.minItems === "number") actions.push(`v.minLength(${literal(s.minItems)})`);
+  if (typeof s.maxItems === "number") actions.push(`v.maxLength(${literal(s.maxItems)})`);
   return withPipe(`v.array(${node(s.items, `${path}[]`, problems, indent)})`, actions);
 }
 
@@ -178,8 +184,9 @@ function objectCode(s: Node, path: string, problems: string[], indent: string): 
   const inner = `${indent}  `;
   // Unlisted keys are refused even where the server's schema leaves them open: stricter, never looser.
   const lines = Object.entries(props).map(([key, value]) => {
+    if (UNREAD_KEYS.has(key)) problems.push(`${path}: a key named "${key}" cannot be enforced`);
     const code = node(value, `${path}.${key}`, problems, inner);
-    return `${inner}${JSON.stringify(key)}: ${required.has(key) ? code : `v.optional(${code})`},`;
+    return `${inner}${keyLiteral(key)}: ${required.has(key) ? code : `v.optional(${code})`},`;
   });
   return lines.length === 0
     ? "v.strictObject({})"
