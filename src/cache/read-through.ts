@@ -21,6 +21,11 @@ export interface CachedRead {
   tenant: string;
   /** The caller sent `Cache-Control: no-cache`. */
   noCache: boolean;
+  /**
+   * The tool's cache epoch (for an MCP tool, changed by the drift check whenever what its
+   * server lists changes), folded into the key with the version; null or absent for none.
+   */
+  epoch?: string | null;
   /** Runs work the answer does not wait for (`waitUntil`). */
   defer: (work: Promise<unknown>) => void;
 }
@@ -59,7 +64,7 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
   if (contract.cacheTtlSeconds <= 0) return { kind: "uncached", key: null, cache: "bypass" };
   const key = await cacheKey({
     tool: contract.name,
-    version: contract.version,
+    version: read.epoch == null ? contract.version : `${contract.version}@${read.epoch}`,
     args: read.args,
     tenant: contract.sharedCache ? null : tenant,
   });

@@ -1,8 +1,11 @@
 /**
  * Drift of pinned MCP tools as the worker sees it: a scheduled check lists each server's tools
  * and records in KV (`DRIFT`, key `drift:<tool>`) every pinned tool whose schema hash changed or
- * that is gone; calls and the catalogue read those records. The pin itself never changes here:
- * only a reviewed re-import does that.
+ * that is gone; calls and the catalogue read those records. Whenever a tool's record appears,
+ * changes or goes, its cache epoch (`epoch:<tool>`) changes too, and with it the key of every
+ * cached result of the tool: the Cache API tier cannot be listed, so results are invalidated by
+ * never being asked for again. The pin itself never changes here: only a reviewed re-import
+ * does that.
  */
 
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
@@ -10,6 +13,9 @@ import type { McpUpstream, ToolContract } from "../core/contract.ts";
 
 /** KV key prefix of drift records. */
 export const DRIFT_PREFIX = "drift:";
+
+/** KV key prefix of cache epochs. */
+export const EPOCH_PREFIX = "epoch:";
 
 /** What the last check saw of a drifted tool. */
 export interface DriftRecord {
@@ -64,7 +70,10 @@ export async function checkDrift(
       const now_ = byName.get(c.upstream.tool);
       const seen = now_ === undefined ? null : await listedHash(now_);
       const key = `${DRIFT_PREFIX}${c.name}`;
+      const before = await driftOf(env, c.name);
       if (seen === c.upstream.pinned.sha256) {
+        if (before === null) continue;
+        await newEpoch(env, c.name, now);
         await env.DRIFT.delete(key);
         continue;
       }
@@ -73,9 +82,31 @@ export async function checkDrift(
         seen_sha256: seen,
         checked_at: now.toISOString(),
       };
+      if (before?.status !== record.status || before.seen_sha256 !== seen) {
+        await newEpoch(env, c.name, now);
+      }
       await env.DRIFT.put(key, JSON.stringify(record));
     }
   }
+}
+
+/**
+ * Start a new cache epoch for `tool`, before its drift record changes: no result cached while
+ * the server listed something else is served once the check has seen the change.
+ */
+async function newEpoch(env: Env, tool: string, now: Date): Promise<void> {
+  await env.DRIFT.put(`${EPOCH_PREFIX}${tool}`, `${now.toISOString()}/${crypto.randomUUID()}`);
+}
+
+/**
+ * The cache epoch of a cacheable MCP read, or null for any other tool (no KV read) and for a
+ * tool whose drift has never changed. KV is eventually consistent: another location may go
+ * on reading the old epoch for up to a minute after the check.
+ */
+export async function cacheEpochOf(env: Env, contract: ToolContract): Promise<string | null> {
+  if (contract.upstream.kind !== "mcp") return null;
+  if (contract.effect !== "read" || contract.cacheTtlSeconds <= 0) return null;
+  return env.DRIFT.get(`${EPOCH_PREFIX}${contract.name}`);
 }
 
 /** The drift record of `tool`, or null when the last check found none. */

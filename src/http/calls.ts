@@ -11,6 +11,7 @@ import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
+import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import { mutationKey } from "../ledger/keys.ts";
 import type {
@@ -96,6 +97,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
     args: JSON.stringify(call.args),
     tenant: ref.tenant,
     noCache: asksNoCache(c.req.header("Cache-Control")),
+    epoch: await cacheEpochOf(c.env, call.contract),
     defer: (work) => c.executionCtx.waitUntil(work),
   });
   const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
