@@ -7,6 +7,7 @@ import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
 import { refuse } from "./core/reasons.ts";
+import { offeredTools } from "./execute/configured.ts";
 import { driftedTools } from "./execute/drift.ts";
 import { FailedAfterUpstream } from "./http/after-upstream.ts";
 import {
@@ -72,14 +73,18 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
         refuse("not_found", `Unknown catalogue format; use one of ${FORMATS.join(", ")}.`),
       );
     }
-    const tools = toolsFor(fence, c.get("principal").tools);
-    const listed = catalogue(tools, format);
-    if (format !== "json" || !tools.some((t) => t.upstream.kind === "mcp")) return c.json(listed);
+    // A tool whose upstream is not configured here is left out, and named with what it lacks.
+    const { tools, unavailable } = offeredTools(toolsFor(fence, c.get("principal").tools), c.env);
+    const listed = catalogue(tools, format) as { tools: Array<{ name: string }> };
+    const left = unavailable.length === 0 ? {} : { unavailable };
+    if (format !== "json" || !tools.some((t) => t.upstream.kind === "mcp")) {
+      return c.json({ ...listed, ...left });
+    }
     // A drifted MCP tool is marked, so an operator sees it before a call is refused.
     const drifted = await driftedTools(c.env);
-    const entries = (listed as { tools: Array<{ name: string }> }).tools;
     return c.json({
-      tools: entries.map((t) => (drifted.has(t.name) ? { ...t, drifted: true } : t)),
+      tools: listed.tools.map((t) => (drifted.has(t.name) ? { ...t, drifted: true } : t)),
+      ...left,
     });
   });
 

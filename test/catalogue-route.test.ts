@@ -13,10 +13,6 @@ describe("GET /v1/tools", () => {
     expect(body.tools.map((t) => t.name).sort()).toEqual([
       "add_comment",
       "create_ticket",
-      "everything_echo",
-      "everything_get_resource_reference",
-      "everything_get_structured_content",
-      "everything_get_sum",
       "fetch_service_logs",
       "get_ticket",
       "noop",

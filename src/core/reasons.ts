@@ -38,6 +38,7 @@ export type Reason =
   | "upstream_drifted"
   | "upstream_answer_too_large"
   | "upstream_outcome_unknown"
+  | "upstream_not_configured"
   | "output_contract_violation"
   | "unauthenticated"
   | "forbidden_role"
@@ -176,6 +177,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 502,
     decision: "escalate",
     title: "The tool was called and whether it acted is unknown",
+  },
+  upstream_not_configured: {
+    status: 503,
+    decision: "escalate",
+    title: "The tool's upstream is not configured in this deployment",
   },
   output_contract_violation: {
     status: 502,

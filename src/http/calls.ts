@@ -11,6 +11,7 @@ import { gate } from "../core/gate.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
+import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import { mutationKey } from "../ledger/keys.ts";
@@ -85,12 +86,14 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
       };
   const kept = keptText(c.get("fence"), input.received ?? text, gated, digest);
   const evidence = evidenceOf(contentType, kept);
-  if (!gated.ok) {
-    const { refusal, tool, form, key } = gated.error;
+  // A call the gate passed to a tool whose upstream is not configured is refused like its own.
+  const checked = gated.ok ? configured(gated.value, c.env) : gated;
+  if (!checked.ok) {
+    const { refusal, tool, form, key } = checked.error;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
-  const call = gated.value;
+  const call = checked.value;
   const route = await routeRead({
     tiers: tiersOf(c.env, ref.tenant),
     contract: call.contract,

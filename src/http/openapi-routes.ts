@@ -63,6 +63,7 @@ const CALL: readonly Reason[] = [
   "upstream_unavailable",
   "upstream_authz",
   "upstream_rejected",
+  "upstream_not_configured",
   "output_contract_violation",
 ];
 

@@ -232,8 +232,11 @@ export const CatalogueSchema = v.strictObject({
       cache_ttl_seconds: Count,
       input_schema: v.record(v.string(), v.unknown()),
       output_schema: v.record(v.string(), v.unknown()),
+      drifted: v.optional(v.literal(true)),
     }),
   ),
+  /** Tools the key may use that are left out: their upstream is not configured here. */
+  unavailable: v.optional(v.array(v.strictObject({ name: v.string(), reason: v.string() }))),
 });
 
 /** `GET /healthz`. */

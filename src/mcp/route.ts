@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { approvalRulesOf, toolsFor } from "../core/policy.ts";
 import { err, ok } from "../core/result.ts";
+import { offeredTools } from "../execute/configured.ts";
 import { decide } from "../http/calls.ts";
 import type { AppContext } from "../http/context.ts";
 import { spendRequests } from "../http/guards.ts";
@@ -43,7 +44,7 @@ function modernLeg(): McpHttpHandler {
 function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallContext {
   const fence = c.get("fence");
   return {
-    tools: toolsFor(fence, c.get("principal").tools),
+    ...offeredTools(toolsFor(fence, c.get("principal").tools), c.env),
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.

@@ -11,14 +11,20 @@ import {
 } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
+import type { Unavailable } from "../execute/configured.ts";
 import type { Decision } from "../http/decision.ts";
 import { KEY_META, toolResult } from "./results.ts";
 import { mcpTools } from "./tools.ts";
 
+/** Where `tools/list` names the tools it leaves out, with what their upstream lacks. */
+export const UNAVAILABLE_META = "io.toolfence/unavailable";
+
 /** What a server instance needs of the request it serves. */
 export interface McpCallContext {
-  /** Contracts the caller may use (policy and key subset). */
+  /** Contracts the caller may use (policy and key subset) whose upstream is configured. */
   tools: readonly ToolContract[];
+  /** Contracts the caller may use that are left out: their upstream is not configured. */
+  unavailable: readonly Unavailable[];
   /** Whether a policy rule may send calls of this tool to a person. */
   approvable: (name: string) => boolean;
   /** Whether a tool of this name exists at all (in any contract). */
@@ -44,7 +50,11 @@ export function fenceServer(ctx: McpCallContext): Server {
     // Interprets JSON Schema, never compiles it: workerd forbids eval and new Function.
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   });
-  server.setRequestHandler("tools/list", () => ({ tools: mcpTools(ctx.tools, ctx.approvable) }));
+  server.setRequestHandler("tools/list", () => ({
+    tools: mcpTools(ctx.tools, ctx.approvable),
+    // Tools left out, so a client can tell "not configured here" from "does not exist".
+    ...(ctx.unavailable.length === 0 ? {} : { _meta: { [UNAVAILABLE_META]: ctx.unavailable } }),
+  }));
   server.setRequestHandler("tools/call", async (request, { mcpReq }) => {
     const { name, arguments: args, _meta } = request.params;
     const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META], mcpReq.id);

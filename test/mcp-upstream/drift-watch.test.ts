@@ -57,7 +57,7 @@ describe("the scheduled drift check", () => {
     );
     const marks = Object.fromEntries(listed.tools.map((t) => [t.name, t.drifted ?? false]));
     expect(marks).toMatchObject({ ops_service_status: true, ops_restart_service: true });
-    expect(marks.everything_echo).toBe(false);
+    expect(marks.get_ticket).toBe(false);
 
     // on_drift "allow": the same call is made.
     const loaded = loadFence({ ...(POLICY_SOURCE as object), on_drift: "allow" }, CONTRACTS);

@@ -9,10 +9,6 @@ describe.each<Era>(["legacy", "auto"])("MCP tools/list (%s era)", (era) => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       "add_comment",
       "create_ticket",
-      "everything_echo",
-      "everything_get_resource_reference",
-      "everything_get_structured_content",
-      "everything_get_sum",
       "fetch_service_logs",
       "get_ticket",
       "noop",
