@@ -52,8 +52,6 @@ function reset(count: Counter) {
   }
   c.upstream = 0;
   c.transactions = 0;
-  c.statements = 0;
-  c.rowsWritten = 0;
 }
 
 describe("what each path waits on before its answer", () => {
@@ -63,13 +61,6 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(422);
     expect(m.before).toMatchObject({ run: ["record"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The run's row (created: this is its first call, and the new instance built its storage
-    // just now, so it reads neither the row nor the chain's last link) and the entry.
-    expect(m.before.statements).toBe(2);
-    // Rows written as the platform counts (and bills) them, a trigger's included: the run's row
-    // and the entry. The entry's seq is the chain's, so it writes no sqlite_sequence row, and
-    // its decision is counted off the log, so it writes no count.
-    expect(m.before.rowsWritten).toBe(2);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -79,10 +70,6 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
-    // The refused call's two: the run's row and the entry, which carries the tool's use (its
-    // count is read off the log), so the noop writes what a refused call writes.
-    expect(m.before.statements).toBe(2);
-    expect(m.before.rowsWritten).toBe(2);
     expect(m.before.upstream).toBe(0);
   });
 
@@ -97,11 +84,6 @@ describe("what each path waits on before its answer", () => {
     expect(hit.cache).toBe("hit-memory");
     expect(hit.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(hit.before.transactions).toBe(1);
-    // In a run that exists, by an instance that keeps its row and last link: the entry alone
-    // (a hit is not a use of the tool).
-    expect(hit.before.statements).toBe(1);
-    // The entry alone: the floor's one insert.
-    expect(hit.before.rowsWritten).toBe(1);
     expect(hit.after).toMatchObject({ cache: [], kv: [], upstream: 0 });
   });
 
@@ -119,13 +101,6 @@ describe("what each path waits on before its answer", () => {
       upstream: 1,
     });
     expect(m.before.transactions).toBe(2);
-    // Propose: the run's row (created, charged), the tool's uses read against its cap, the
-    // pending entry (which counts the use). Settle: the outcome's entry; the open entry it
-    // closes is the one the object appended, kept (log-mirror.ts), not read back.
-    // Rows: the run's row twice, the entry and its open call, the outcome and the open call
-    // it closes.
-    expect(m.before.statements).toBe(5);
-    expect(m.before.rowsWritten).toBe(6);
   });
 
   it("a mutation with no tenant-wide rule: two ledger steps around the upstream", async () => {
@@ -137,11 +112,6 @@ describe("what each path waits on before its answer", () => {
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose", "settle"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(2);
-    // The read miss's five, and the idempotency key: looked up and stored at propose,
-    // updated with the answer at settle. Rows: the read miss's six, the key stored (in its own
-    // b-tree alone: no index) and its answer.
-    expect(m.before.statements).toBe(8);
-    expect(m.before.rowsWritten).toBe(8);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end; the call's lease moves no alarm, and neither
     // does its settle.
@@ -151,10 +121,6 @@ describe("what each path waits on before its answer", () => {
     const next = await measure(count, run, again);
     expect(next.status).toBe(200);
     expect(next.after.alarms).toEqual([]);
-    // The run's second call: the run's row and the tool's uses are kept from the first, so
-    // propose looks up the key, charges the run, stores the key and appends; settle appends
-    // and stores the answer.
-    expect(next.before.statements).toBe(6);
   });
 
   it("a mutation under a tenant-wide target rule: one claim step on the target's own object, beside the run's", async () => {
@@ -175,11 +141,6 @@ describe("what each path waits on before its answer", () => {
     expect(m.after.claim).toEqual(["claim"]);
     // One transaction in the claim object, two in the run.
     expect(m.before.transactions).toBe(3);
-    // In the run, add_comment's eight with the target's use count (read against its cap,
-    // counted) where add_comment reads the tool's; in the claim object, the target's claims
-    // read and this one inserted.
-    expect(m.after.statements).toBe(11);
-    expect(m.after.rowsWritten).toBe(11);
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
     expect(m.after.alarms).toEqual(["setAlarm"]);

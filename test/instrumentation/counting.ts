@@ -6,8 +6,8 @@ import { vi } from "vitest";
  * Counts what one request waits on, by wrapping the bindings the worker is handed: every
  * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
  * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions,
- * alarm writes and SQL statements by spying on the objects' own `transactionSync`,
- * `setAlarm`/`deleteAlarm` and `sql.exec`. Nothing in the code under test knows.
+ * and alarm writes by spying on the objects' own `transactionSync` and
+ * `setAlarm`/`deleteAlarm`. Nothing in the code under test knows.
  */
 export interface Counts {
   /** RPCs to a RunLedger, by method. */
@@ -31,17 +31,6 @@ export interface Counts {
   transactions: number;
   /** Alarm writes (`setAlarm`, `deleteAlarm`) in the spied objects. */
   alarms: string[];
-  /**
-   * SQL statements (`sql.exec` calls) in the spied objects; not the statements triggers run,
-   * nor the run's index mark.
-   */
-  statements: number;
-  /**
-   * Rows the spied objects' transactions wrote (each statement's `rowsWritten`, the figure
-   * the platform bills: a trigger's writes and SQLite's own bookkeeping rows included), but
-   * the run's index mark's.
-   */
-  rowsWritten: number;
 }
 
 /** A set of counters and the bindings that feed them. */
@@ -50,7 +39,7 @@ export interface Counter {
   env: Env;
   /** What has been counted so far. */
   counts: Counts;
-  /** Count the transactions and statements of the object `name` of `binding` from now on. */
+  /** Count the transactions and alarm writes of the object `name` of `binding` from now on. */
   watch(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
 }
 
@@ -65,8 +54,6 @@ function fresh(): Counts {
     upstream: 0,
     transactions: 0,
     alarms: [],
-    statements: 0,
-    rowsWritten: 0,
   };
 }
 
@@ -127,9 +114,6 @@ function countedNamespace<T extends object>(
   });
 }
 
-/** The statement that marks a run's row as indexed (src/ledger/run-registration.ts). */
-const INDEX_MARK = /^UPDATE run SET indexed_at\b/;
-
 /** Fresh counters over the test environment's bindings. */
 export function counter(): Counter {
   const counts = fresh();
@@ -172,19 +156,9 @@ export function counter(): Counter {
         env[binding].getByName(name),
         (_instance, state: DurableObjectState) => {
           const real = state.storage.transactionSync.bind(state.storage);
-          // The statements of the transaction running now, whose rows are summed once it
-          // committed: a cursor's count is final only when it has been read to its end.
-          let open: SqlStorageCursor<Record<string, SqlStorageValue>>[] | null = null;
           state.storage.transactionSync = <T>(closure: () => T): T => {
             counts.transactions += 1;
-            open = [];
-            try {
-              const result = real(closure);
-              for (const cursor of open) counts.rowsWritten += cursor.rowsWritten;
-              return result;
-            } finally {
-              open = null;
-            }
+            return real(closure);
           };
           for (const method of ["setAlarm", "deleteAlarm"] as const) {
             const write = state.storage[method].bind(state.storage) as (...a: unknown[]) => unknown;
@@ -193,18 +167,6 @@ export function counter(): Counter {
               return write(...a);
             };
           }
-          // The object keeps the storage's one SqlStorage, so its own reference is wrapped too.
-          // The run's index mark is not counted: it rides on whichever write of the run comes
-          // first after the tenant's index answered, so no path owns it.
-          const sql = state.storage.sql;
-          const exec = sql.exec.bind(sql);
-          sql.exec = ((query: string, ...bindings: unknown[]) => {
-            const cursor = exec(query, ...bindings);
-            if (INDEX_MARK.test(query)) return cursor;
-            counts.statements += 1;
-            open?.push(cursor);
-            return cursor;
-          }) as SqlStorage["exec"];
         },
       );
     },
