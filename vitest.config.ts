@@ -1,15 +1,21 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { kCurrentWorker } from "miniflare";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     projects: [
       {
-        // The worker's own tests, inside workerd with every binding of wrangler.toml.
+        // The worker's own tests, inside workerd with every binding of wrangler.toml's demo
+        // environment: the fence with the demo's tools, and the demo upstreams in the same
+        // worker (test/worker.ts), so `DEMO` and `TICKET_DESK` reach them.
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            main: "./test/worker.ts",
+            wrangler: { configPath: "./wrangler.toml", environment: "demo" },
             miniflare: {
+              serviceBindings: { DEMO: { name: kCurrentWorker, entrypoint: "DemoUpstreams" } },
+              durableObjects: { TICKET_DESK: { className: "TicketDesk", useSQLite: true } },
               bindings: {
                 // The demo log backend answers at once in tests; its latency is a benchmark's concern.
                 DEMO_LOG_LATENCY_MS: "0-0",

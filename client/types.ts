@@ -6,8 +6,13 @@
 import type * as v from "valibot";
 import type { TOOLS } from "../contracts/index.ts";
 
-/** The contracts by name, as types. */
-export type Tools = typeof TOOLS;
+type Contracts = typeof TOOLS;
+
+/**
+ * The contracts by name, as types: those of `contracts/`, and those a module of the project
+ * adds to this interface (the demo's tools: demo/client-tools.ts).
+ */
+export interface Tools extends Contracts {}
 
 /** A tool the fence knows. */
 export type ToolName = keyof Tools;

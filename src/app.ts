@@ -22,7 +22,6 @@ import { authenticate, requireRole } from "./http/auth.ts";
 import { proposeCall } from "./http/calls.ts";
 import type { AppContext, AppEnv } from "./http/context.ts";
 import { headerLimit, noStore, rateLimit } from "./http/guards.ts";
-import { isLocalDevelopment } from "./http/local-dev.ts";
 import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
@@ -107,12 +106,6 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
 
   // The operator console: HTML pages under /console with their own guards and sessions.
   app.route("/", buildConsole(fence));
-  // The demo's MCP server, so `npm run contracts -- import` can list it under `npm run dev`;
-  // it is reached through the DEMO binding, and never from a deployed worker.
-  app.all("/demo/mcp", (c) => {
-    if (!isLocalDevelopment(c.req.raw.headers, c.req.url)) return c.notFound();
-    return c.env.DEMO.fetch(new Request("https://demo.internal/mcp", c.req.raw));
-  });
 
   app.notFound((c) => problem(refuse("not_found", `No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((e) => {

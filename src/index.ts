@@ -1,21 +1,17 @@
 /**
- * The worker: the app, and the Durable Object classes and entrypoints it exports.
+ * The worker `wrangler deploy` ships: the fence of `contracts/`, its app, and the Durable
+ * Object classes it exports, all made from that one fence (src/worker.ts).
  */
-import { buildApp } from "./app.ts";
-import { checkDrift } from "./execute/drift.ts";
-import { FENCE } from "./fence.ts";
+import { CONTRACTS, POLICY_SOURCE } from "../contracts/index.ts";
+import { startFence } from "./fence.ts";
+import { createWorker } from "./worker.ts";
 
-export { TicketDesk } from "./demo/TicketDesk.ts";
-export { DemoUpstreams } from "./demo/upstreams.ts";
-export { RunLedger } from "./ledger/RunLedger.ts";
 export { TenantLedger } from "./ledger/TenantLedger.ts";
 
-const app = buildApp(FENCE);
+const worker = createWorker(startFence(CONTRACTS, POLICY_SOURCE));
 
-export default {
-  fetch: app.fetch,
-  // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md).
-  scheduled(_controller, env, ctx) {
-    ctx.waitUntil(checkDrift(env, FENCE.tools.values()));
-  },
-} satisfies ExportedHandler<Env>;
+/** The run ledger, deciding with the fence the app gates with. */
+export const RunLedger = worker.RunLedger;
+export type RunLedger = InstanceType<typeof RunLedger>;
+
+export default worker.handler;

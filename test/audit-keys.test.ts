@@ -1,8 +1,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FENCE } from "../demo/fence.ts";
 import { buildApp } from "../src/app.ts";
 import { newSigningKey, publicJwk } from "../src/core/audit-head.ts";
-import { FENCE } from "../src/fence.ts";
 import { DEVELOPMENT_SIGNING_KEY } from "../src/ledger/signing-key.ts";
 import { json } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../contracts/index.ts";
+import { CONTRACTS } from "../demo/contracts/index.ts";
 import { catalogue } from "../src/core/catalogue.ts";
 import type { ToolContract } from "../src/core/contract.ts";
 import { fromOpenAiStrictArgs, type JsonLikeObject } from "../src/core/openai-args.ts";

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../contracts/index.ts";
-import policy from "../contracts/policy.json" with { type: "json" };
+import { CONTRACTS } from "../demo/contracts/index.ts";
+import policy from "../demo/contracts/policy.json" with { type: "json" };
+import worker from "../demo/worker.ts";
 import { buildApp } from "../src/app.ts";
 import { loadFence } from "../src/core/policy.ts";
-import worker from "../src/index.ts";
 import { decide, pendingOf, urgentTicket } from "./approvals/helpers.ts";
 import {
   demoTicket,

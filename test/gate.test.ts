@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import policy from "../contracts/policy.json" with { type: "json" };
+import { CONTRACTS } from "../demo/contracts/index.ts";
+import policy from "../demo/contracts/policy.json" with { type: "json" };
 import { fingerprint } from "../src/core/canonical.ts";
 import { gate } from "../src/core/gate.ts";
 import { startFence } from "../src/fence.ts";
@@ -16,14 +17,14 @@ const raw = (body: unknown, callerTools: string[] | null = null) => ({
 
 describe("the stateless gate", () => {
   it("refuses a tool the policy does not allow", async () => {
-    const fence = startFence({ ...policy, allowed_tools: ["noop"] });
+    const fence = startFence(CONTRACTS, { ...policy, allowed_tools: ["noop"] });
     const result = await gate(fence, raw({ tool: "fetch_service_logs", args: {} }), limits, digest);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.refusal.reason).toBe("tool_not_allowed");
   });
 
   it("refuses a tool outside the caller's own list", async () => {
-    const fence = startFence(policy);
+    const fence = startFence(CONTRACTS, policy);
     const result = await gate(
       fence,
       raw({ tool: "noop", args: {} }, ["fetch_service_logs"]),
@@ -35,7 +36,7 @@ describe("the stateless gate", () => {
   });
 
   it("passes on only the validated arguments, defaults applied", async () => {
-    const fence = startFence(policy);
+    const fence = startFence(CONTRACTS, policy);
     const call = {
       tool: "create_ticket",
       args: { ticket_id: "T-9" },
@@ -50,7 +51,7 @@ describe("the stateless gate", () => {
   });
 
   it("gives permuted arguments one fingerprint", async () => {
-    const fence = startFence(policy);
+    const fence = startFence(CONTRACTS, policy);
     const a = await gate(
       fence,
       raw({ tool: "fetch_service_logs", args: { service: "a", window: "1h" } }),
@@ -67,7 +68,7 @@ describe("the stateless gate", () => {
   });
 
   it("fingerprints a sensitive argument only through its keyed digest", async () => {
-    const fence = startFence(policy);
+    const fence = startFence(CONTRACTS, policy);
     const ticket = (email: string) => ({
       tool: "create_ticket",
       args: { ticket_id: "T-9", reporter_email: email },

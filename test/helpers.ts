@@ -8,6 +8,8 @@ import { env, exports } from "cloudflare:workers";
 import type { ChainReport } from "../src/core/audit-chain.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, recordName } from "../src/core/keys.ts";
+import type { ArchiveAlarm } from "../src/ledger/archive-alarm.ts";
+import type { ArchiveConfig } from "../src/ledger/audit-archive.ts";
 import type { RunLedger } from "../src/ledger/RunLedger.ts";
 
 /** A fresh run id per test, so tests never share a ledger. */
@@ -152,7 +154,6 @@ export interface TestKey {
 
 /** Store a new key the way `npm run keys -- issue` does, and call with it. */
 export async function callerWith(opts: TestKey = {}): Promise<Caller & { tenant: string }> {
-  const { env } = await import("cloudflare:workers");
   const key = newApiKey();
   const tenant = opts.tenant ?? `t-${crypto.randomUUID()}`;
   const record = {
@@ -193,17 +194,15 @@ export const runStatus = dev.runStatus;
 
 /** Read a ticket from the demo tickets service, bypassing the fence. */
 export async function demoTicket(ticketId: string, tenant = "default"): Promise<Response> {
-  const { env } = await import("cloudflare:workers");
-  return env.DEMO.fetch(`https://demo.internal/tickets/${encodeURIComponent(ticketId)}`, {
+  return demoUpstreams().fetch(`https://demo.internal/tickets/${encodeURIComponent(ticketId)}`, {
     headers: { "X-Toolfence-Tenant": tenant },
   });
 }
 
 /** Create a ticket directly in the demo tickets service, outside any run's budget. */
 export async function seedTicket(tenant = "default"): Promise<string> {
-  const { env } = await import("cloudflare:workers");
   const ticketId = `T-${crypto.randomUUID()}`;
-  const res = await env.DEMO.fetch("https://demo.internal/tickets", {
+  const res = await demoUpstreams().fetch("https://demo.internal/tickets", {
     method: "POST",
     headers: { "X-Toolfence-Tenant": tenant, "Content-Type": "application/json" },
     body: JSON.stringify({ ticket_id: ticketId, priority: "normal" }),
@@ -280,4 +279,21 @@ export async function editRun(
 /** `GET /v1/runs/{run}/audit/verify` as the development key (an operator). */
 export async function verifyAudit(run: string): Promise<ChainReport> {
   return json<ChainReport>(await get(`/v1/runs/${run}/audit/verify`));
+}
+
+/** The demo upstreams, as the demo fence's `DEMO` binding reaches them (test/worker.ts). */
+export function demoUpstreams(): Fetcher {
+  if (env.DEMO === undefined) throw new Error("the tests run the demo fence, which binds DEMO");
+  return env.DEMO;
+}
+
+/**
+ * The run's alarm step that archives, run inside its object with a test's small configuration
+ * and time instead of the worker's variables and the clock.
+ */
+export function archiveNow(run: string, cfg: ArchiveConfig, now = Date.now()): Promise<number> {
+  return runInDurableObject(runLedger(run), (ledger: RunLedger) => {
+    const { alarms } = ledger as unknown as { alarms: ArchiveAlarm };
+    return alarms.ring(cfg, now);
+  });
 }

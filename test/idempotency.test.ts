@@ -1,8 +1,8 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FENCE } from "../demo/fence.ts";
 import { fingerprint } from "../src/core/canonical.ts";
-import { FENCE } from "../src/fence.ts";
 import { demoTicket, json, newRun, propose, runStatus, seedTicket, ticketCall } from "./helpers.ts";
 
 async function commentsOn(ticket: string): Promise<number> {

@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { addComment } from "../contracts/add_comment.ts";
-import { getTicket } from "../contracts/get_ticket.ts";
-import { CONTRACTS } from "../contracts/index.ts";
-import policy from "../contracts/policy.json" with { type: "json" };
+import { addComment } from "../demo/contracts/add_comment.ts";
+import { getTicket } from "../demo/contracts/get_ticket.ts";
+import { CONTRACTS } from "../demo/contracts/index.ts";
+import policy from "../demo/contracts/policy.json" with { type: "json" };
 import { buildApp } from "../src/app.ts";
 import type { ToolContract } from "../src/core/contract.ts";
 import { templateOf } from "../src/core/path-args.ts";

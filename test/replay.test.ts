@@ -1,11 +1,11 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../contracts/index.ts";
-import { noop } from "../contracts/noop.ts";
-import policy from "../contracts/policy.json" with { type: "json" };
+import { CONTRACTS } from "../demo/contracts/index.ts";
+import { noop } from "../demo/contracts/noop.ts";
+import policy from "../demo/contracts/policy.json" with { type: "json" };
+import { FENCE } from "../demo/fence.ts";
 import { type Fence, loadFence } from "../src/core/policy.ts";
 import { formatReport, parseAudit, replayAudit } from "../src/core/replay.ts";
-import { FENCE } from "../src/fence.ts";
 import { MAX_JSON_DEPTH } from "../src/http/limits.ts";
 import saved from "./fixtures/audit-incident-42.ndjson?raw";
 import { get, newRun, post, propose, ticketCall } from "./helpers.ts";

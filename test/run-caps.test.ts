@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FENCE } from "../demo/fence.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
-import { FENCE } from "../src/fence.ts";
 import { callerWith, json, newRun } from "./helpers.ts";
 
 const REFUSAL = { reason: "malformed_payload", detail: "setup" } as const;

@@ -1,11 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { TicketDesk } from "../src/demo/TicketDesk.ts";
+import type { TicketDesk } from "../demo/upstreams/TicketDesk.ts";
+import type { DemoEnv } from "../demo/upstreams/upstreams.ts";
 
-/** The demo tickets service's own object, fresh for each test. */
+/** The demo tickets service's own object, fresh for each test (bound in vitest.config.ts). */
 function desk() {
-  return env.TICKET_DESK.getByName(`desk-${crypto.randomUUID()}`);
+  return (env as unknown as DemoEnv).TICKET_DESK.getByName(`desk-${crypto.randomUUID()}`);
 }
 
 describe("the demo tickets service", () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
-import policy from "../contracts/policy.json" with { type: "json" };
+import policy from "../demo/contracts/policy.json" with { type: "json" };
 import { buildApp } from "../src/app.ts";
 import type { ToolContract } from "../src/core/contract.ts";
 import { loadFence } from "../src/core/policy.ts";

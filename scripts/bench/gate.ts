@@ -1,10 +1,10 @@
 import { createHmac } from "node:crypto";
 import { Bench } from "tinybench";
+import { FENCE } from "../../demo/fence.ts";
 import { readCall } from "../../src/core/body.ts";
 import { canonicalize } from "../../src/core/canonical.ts";
 import { gate, type RawCall } from "../../src/core/gate.ts";
 import { validateArgs } from "../../src/core/validate.ts";
-import { FENCE } from "../../src/fence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import type { Table } from "./table.ts";
 

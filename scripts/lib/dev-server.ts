@@ -46,7 +46,10 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number): P
 
 /** Where and what `wrangler dev` runs. */
 export interface DevOptions {
-  /** A wrangler config other than the project's own (the bench's floor worker). */
+  /**
+   * A wrangler config other than the project's own (the bench's floor worker); without it,
+   * the fence's demo environment and the demo upstreams worker, as `npm run dev` runs them.
+   */
   config?: string;
   /** Folder the temporary state folder is made in: the OS's by default; `/dev/shm` for tmpfs. */
   stateRoot?: string;
@@ -80,6 +83,7 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   const inspector = await freePort();
   args.push("--inspector-port", String(inspector));
   if (options.config !== undefined) args.push("--config", options.config);
+  else args.push("--env", "demo", "--config", "wrangler.toml", "--config", "demo/wrangler.toml");
   args.push("--log-level", "warn");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   // Its own process group, so stopping it stops workerd too.

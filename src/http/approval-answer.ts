@@ -4,7 +4,6 @@
  * webhook's pages; a paged approval is posted to the webhook after the answer.
  */
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import type { ApprovalAdmission } from "../ledger/approval-index.ts";
 import type { ApprovalTicket } from "../ledger/approval-types.ts";
 import { mutationKey } from "../ledger/keys.ts";
@@ -43,7 +42,7 @@ export async function awaitApproval(
 ): Promise<Decision> {
   const { approval, budget } = answer;
   if (approval.created) {
-    const admitted = await indexApproval(c.env, ref, proposal, approval);
+    const admitted = await indexApproval(c, ref, proposal, approval);
     if (!admitted.ok) return tenantFull(c, ref, proposal, approval, admitted.max);
     if (admitted.page) c.executionCtx.waitUntil(announce(c.env, ref, proposal, approval));
   }
@@ -74,12 +73,12 @@ export function noteConsumed(c: AppContext, ref: RunRef, approvalId: string): vo
 
 /** Note a new approval in the tenant's index, which counts the tenant's pending ones. */
 function indexApproval(
-  env: Env,
+  c: AppContext,
   ref: RunRef,
   proposal: LedgerProposal,
   approval: ApprovalTicket,
 ): Promise<ApprovalAdmission> {
-  const { policy } = FENCE;
+  const { policy } = c.get("fence");
   const caps = {
     pending: policy.max_pending_approvals_per_tenant,
     pagesPerMinute: policy.approval_pages_per_minute,
@@ -93,7 +92,7 @@ function indexApproval(
     requested_at: approval.requested_at,
     expires_at: approval.expires_at,
   };
-  return env.TENANT_LEDGER.getByName(ref.tenant).admitApproval(entry, caps);
+  return c.env.TENANT_LEDGER.getByName(ref.tenant).admitApproval(entry, caps);
 }
 
 /** The tenant has as many approvals pending as it may: the run takes this one back. */

@@ -6,8 +6,8 @@ import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
+import type { Fence } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { FENCE, policyVersion } from "../fence.ts";
 import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./abandon.ts";
 import { takeBack } from "./approval-step.ts";
 import type {
@@ -22,7 +22,7 @@ import type {
 } from "./approval-types.ts";
 import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
-import { type ArchiveConfig, archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
+import { archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
 import { chainOldEntries, head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
@@ -31,6 +31,7 @@ import { type Kept, within } from "./kept.ts";
 import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
 import { decide, halt, type LedgerScope, listEscalations, resolve } from "./operator.ts";
+import { policyVersion } from "./policy-version.ts";
 import { decideProposal, recordRejection } from "./propose.ts";
 import type {
   BudgetView,
@@ -67,7 +68,7 @@ export class RunLedger extends DurableObject<Env> {
   private readonly alarms: ArchiveAlarm;
   /** Kept between writes (kept.ts): of the log (log-mirror.ts), the run's row, its rare tables. */
   private readonly mirror = new LogMirror();
-  private readonly known = new KnownRun();
+  private readonly known: KnownRun;
   private readonly rare: Kept;
   /** Every write's one storage transaction; a failed one forgets what is kept. */
   private readonly transact = <T>(f: () => T): T =>
@@ -78,14 +79,18 @@ export class RunLedger extends DurableObject<Env> {
   private appended = 0;
   private ended = false;
   private readonly storage: RunStorage;
+  /** The contracts and policy the worker's app gates with: src/worker.ts passes them. */
+  private readonly fence: Fence;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Env, fence: Fence) {
     super(ctx, env);
+    this.fence = fence;
     this.sql = ctx.storage.sql;
+    this.known = new KnownRun(fence);
     this.rare = rareTablesKept(this.sql);
     this.storage = new RunStorage(this.sql);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
-    this.index = new RunIndexing(env);
+    this.index = new RunIndexing(env, fence);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     // Synchronous, in the constructor: no request reaches the object before it is done. A
     // storage built just now holds no run and no entry, so neither is read. A storage with no
@@ -103,7 +108,7 @@ export class RunLedger extends DurableObject<Env> {
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return { kind: "refuse", ...unopened };
     this.storage.build();
-    const version = await policyVersion();
+    const version = await policyVersion(this.fence);
     let run: RunRow | null = null;
     const answer = this.transact((): LedgerAnswer => {
       run = this.rowOf(ref, now);
@@ -116,7 +121,9 @@ export class RunLedger extends DurableObject<Env> {
     // A new run's alarm first, so the call's own bound (a new key's expiry, the run's end for
     // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.
     await this.afterWrite(run, now);
-    await wakeBy(this.ctx.storage, answer.kind === "admit" ? admittedWake(p, run, now) : null);
+    const retain = this.fence.policy.idempotency_retention_ms;
+    const wake = answer.kind === "admit" ? admittedWake(p, run, now, retain) : null;
+    await wakeBy(this.ctx.storage, wake);
     return answer;
   }
 
@@ -156,7 +163,7 @@ export class RunLedger extends DurableObject<Env> {
     if (unopened !== null) return { kind: "refuse", refusal: unopened.refusal, field: null };
     this.storage.build();
     const { answer, run } = this.transact(() =>
-      openRun(this.sql, ref, { override, operator }, now),
+      openRun(this.sql, ref, { override, operator }, now, this.fence),
     );
     this.known.holds(run);
     await this.afterWrite(run, now);
@@ -177,12 +184,12 @@ export class RunLedger extends DurableObject<Env> {
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
     await this.index.ended(run, now);
-    return { ...statusOf(this.sql, run, now), in_flight: inFlight };
+    return { ...statusOf(this.sql, run, now, this.fence), in_flight: inFlight };
   }
 
   /** Status of the run, or null when no call of it was ever seen. */
   status(): RunView | null {
-    return this.read((row) => statusOf(this.sql, row, Date.now()));
+    return this.read((row) => statusOf(this.sql, row, Date.now(), this.fence));
   }
 
   /**
@@ -190,7 +197,7 @@ export class RunLedger extends DurableObject<Env> {
    * the run was never seen. The console's run list reads it.
    */
   summary(): RunSummary | null {
-    return this.read((row) => summaryOf(this.sql, row, Date.now()));
+    return this.read((row) => summaryOf(this.sql, row, Date.now(), this.fence));
   }
 
   /** Audit entries after `after`, oldest first, archived ones included; null for an unseen run. */
@@ -225,9 +232,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator approves or denies a pending approval of this run, once. */
   decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
-    return this.asOperator((scope) =>
-      decide(scope, id, decision, act, FENCE.policy.approval_ttl_ms),
-    );
+    return this.asOperator((s) => decide(s, id, decision, act, s.fence.policy.approval_ttl_ms));
   }
 
   /** Take back a pending approval the tenant's cap refused (approval-step.ts). */
@@ -255,11 +260,6 @@ export class RunLedger extends DurableObject<Env> {
     const now = Date.now();
     this.transact(() => expireCalls(this.sql, now, this.logOutcome));
     await this.alarms.ring(archiveConfig(this.env), now);
-  }
-
-  /** The alarm's archive step with a given configuration and time (for a test's small values). */
-  async archiveNow(cfg: ArchiveConfig, now = Date.now()): Promise<number> {
-    return this.alarms.ring(cfg, now);
   }
 
   /** Null when the run exists or its tenant lets it be created (run-registration.ts). */
@@ -320,7 +320,7 @@ export class RunLedger extends DurableObject<Env> {
    */
   private scope(run: RunRow, now: number): LedgerScope {
     const append = (d: AuditDraft, r: RunRow) => this.log(entryOf(d, r), r, null);
-    return { sql: this.sql, append, run, now };
+    return { sql: this.sql, append, run, now, fence: this.fence };
   }
 
   /**

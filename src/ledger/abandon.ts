@@ -97,8 +97,9 @@ export function admittedWake(
   p: Pick<LedgerProposal, "effect" | "key" | "outcome" | "leaseMs">,
   run: Pick<RunRow, "deadline_at"> | null,
   now: number,
+  retentionMs: number,
 ): number | null {
-  const key = mutationKey(p) === null ? null : keyExpiresAt(now);
+  const key = mutationKey(p) === null ? null : keyExpiresAt(now, retentionMs);
   const open =
     p.outcome === null && run !== null ? Math.max(now + p.leaseMs, run.deadline_at) : null;
   if (key === null) return open;

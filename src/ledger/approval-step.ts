@@ -7,7 +7,6 @@
 import { askingRule, grantFor } from "../core/approval.ts";
 import { approvalRulesOf } from "../core/policy.ts";
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import {
   consumeApproval,
   expireApproval,
@@ -51,7 +50,7 @@ export function approvalStep(
   const tool = draft.tool ?? "";
   // Rules read the real arguments; what is stored and shown is their audit form.
   const shown = draft.auditArgs ?? draft.args;
-  const rules = approvalRulesOf(FENCE, tool);
+  const rules = approvalRulesOf(s.fence, tool);
   if (rules.length === 0) return { approvalId: null };
   const rule = askingRule(rules, JSON.parse(draft.args), s.run.paid_used);
   if (rule === null) return { approvalId: null };
@@ -70,9 +69,9 @@ export function approvalStep(
     return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id };
   }
   const created = grant.kind === "ask";
-  const ttlMs = FENCE.policy.approval_ttl_ms;
+  const ttlMs = s.fence.policy.approval_ttl_ms;
   const { now } = s;
-  const max = FENCE.policy.max_pending_approvals_per_run;
+  const max = s.fence.policy.max_pending_approvals_per_run;
   if (created && pendingApprovals(s.sql, now) >= max) {
     const detail = `${max} approvals of this run already wait for a person; propose the call again once one is decided or expires.`;
     const refusal = refuse("approval_cap_exhausted", detail);

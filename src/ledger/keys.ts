@@ -3,7 +3,6 @@
  * the stored answer a replay returns.
  */
 import type { KeyState } from "../core/admission.ts";
-import { FENCE } from "../fence.ts";
 import type { LedgerProposal } from "./protocol.ts";
 
 /**
@@ -20,9 +19,9 @@ export function mutationKey(p: Pick<LedgerProposal, "effect" | "key">): string |
   return p.effect === "mutate" ? p.key : null;
 }
 
-/** When a key taken at `now` is dropped: a retention period later. */
-export function keyExpiresAt(now: number): number {
-  return now + FENCE.policy.idempotency_retention_ms;
+/** When a key taken at `now` is dropped: the policy's retention period later. */
+export function keyExpiresAt(now: number, retentionMs: number): number {
+  return now + retentionMs;
 }
 
 /** The stored state of an idempotency key, or null when it was never used. */
@@ -53,6 +52,7 @@ export function holdKey(
   p: LedgerProposal,
   stored: KeyState | null,
   now: number,
+  retentionMs: number,
 ): string | null {
   const overtaken = stored?.phase === "in_flight" ? stored.callId : null;
   const settled = p.outcome !== null;
@@ -68,7 +68,7 @@ export function holdKey(
     now + p.leaseMs,
     p.outcome?.status ?? null,
     p.outcome?.body ?? null,
-    keyExpiresAt(now),
+    keyExpiresAt(now, retentionMs),
   );
   return overtaken;
 }

@@ -3,9 +3,8 @@
  * tightened when the run is new, its stored limits tightened when it exists.
  */
 import { type LimitOverride, tighten } from "../core/limits.ts";
-import { limitsFor } from "../core/policy.ts";
+import { type Fence, limitsFor } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import type { OpenAnswer, RunRef } from "./protocol.ts";
 import { insertRun, readRun, runLimits, storeLimits } from "./run-row.ts";
 import { statusOf } from "./run-status.ts";
@@ -23,6 +22,7 @@ export function openRun(
   ref: RunRef,
   change: { override: LimitOverride; operator: boolean },
   now: number,
+  fence: Fence,
 ): { answer: OpenAnswer; run: RunRow | null } {
   const existing = readRun(sql);
   if (existing !== null && !change.operator && (existing.opened_by ?? null) !== (ref.by ?? null)) {
@@ -32,8 +32,8 @@ export function openRun(
       run: existing,
     };
   }
-  const base = existing === null ? limitsFor(FENCE, ref.tenant) : runLimits(existing);
-  const tightened = tighten(base, change.override, FENCE.policy.allowed_tools);
+  const base = existing === null ? limitsFor(fence, ref.tenant) : runLimits(existing, fence);
+  const tightened = tighten(base, change.override, fence.policy.allowed_tools);
   if (!tightened.ok) {
     const { field, detail } = tightened.error;
     const whose = existing === null ? "the policy" : "the run's current limits";
@@ -45,7 +45,7 @@ export function openRun(
       ? insertRun(sql, ref, now, tightened.value)
       : storeLimits(sql, tightened.value);
   return {
-    answer: { kind: "opened", created: existing === null, view: statusOf(sql, run, now) },
+    answer: { kind: "opened", created: existing === null, view: statusOf(sql, run, now, fence) },
     run,
   };
 }

@@ -4,6 +4,7 @@
  * function, passed in, so the operator's entries sit in the same log as the calls'.
  */
 import { decidable, type OperatorDecision } from "../core/approval.ts";
+import type { Fence } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
 import type {
   DecideAnswer,
@@ -33,6 +34,8 @@ export interface LedgerScope {
   run: RunRow;
   /** Epoch ms of the act. */
   now: number;
+  /** The contracts and policy the ledger decides with: the worker's own (src/worker.ts). */
+  fence: Fence;
 }
 
 function operatorDraft(act: OperatorAct, fields: Partial<AuditDraft>): AuditDraft {

@@ -6,7 +6,6 @@
 import { admit, endedRefusal, UNCAPPED } from "../core/admission.ts";
 import { targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import { approvalStep } from "./approval-step.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
@@ -56,7 +55,7 @@ export function rejectionDraft(r: Rejection): AuditDraft {
  */
 export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft): void {
   const { sql, run, append } = s.ledger;
-  if (logFull(s.kept.lastSeq(sql, run))) {
+  if (logFull(s.kept.lastSeq(sql, run), s.ledger.fence.policy.max_audit_entries_per_run)) {
     s.charged(countRefusal(sql, draft.reason ?? "unknown"));
     return;
   }
@@ -78,14 +77,14 @@ export function recordRejection(s: Omit<ProposeScope, "abandon">, r: Rejection):
 
 /** Decide the call; `version` is the policy's, for an approval. */
 export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
-  const { sql, run, now, append } = s.ledger;
+  const { sql, run, now, append, fence } = s.ledger;
   const key = mutationKey(p);
-  const limits = runLimits(run);
+  const limits = runLimits(run, fence);
   const stored = key === null ? null : readKey(sql, key);
   // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
   // itself also comes with its outcome, but it did run.)
   const reaches = p.outcome?.decision !== "cached";
-  const rule = targetRuleOf(FENCE, p.tool);
+  const rule = targetRuleOf(fence, p.tool);
   const caps = reaches ? callCaps(sql, s.kept, limits, p.tool, rule, p.target) : UNCAPPED;
   // A tool the fence answers itself comes with its outcome: no time is needed for it.
   const timeout = p.outcome === null && p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {};
@@ -110,7 +109,8 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   const row = chargeRun(sql, run, decision.charge);
   s.charged(row);
   const uses = reaches ? countUse(sql, decision.charge, p.tool, p.target) : null;
-  const overtaken = key === null ? null : holdKey(sql, key, p, stored, now);
+  const overtaken =
+    key === null ? null : holdKey(sql, key, p, stored, now, fence.policy.idempotency_retention_ms);
   if (overtaken !== null) s.abandon(overtaken, row);
   const outcome = p.outcome;
   const approvalId = asked.approvalId;

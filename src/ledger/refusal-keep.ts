@@ -5,7 +5,6 @@
  * the policy's `max_audit_entries_per_run`, a refusal is counted per reason on the run's row
  * instead of appended. Admitted calls are always appended: the budget and caps bound them.
  */
-import { FENCE } from "../fence.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import type { Evidence } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
@@ -18,9 +17,9 @@ export function withoutBody(draft: AuditDraft): AuditDraft {
   return { ...draft, evidence: NO_BODY };
 }
 
-/** Whether a log of `entries` entries is full: a later refusal is counted, not appended. */
-export function logFull(entries: number): boolean {
-  return entries >= FENCE.policy.max_audit_entries_per_run;
+/** Whether a log of `entries` entries is full (`max` kept): a later refusal is counted. */
+export function logFull(entries: number, max: number): boolean {
+  return entries >= max;
 }
 
 /** Count one refusal of `reason` on the run's row; answers the row as stored. */

@@ -6,9 +6,10 @@
  * it costs no transaction of its own. A run created before the caps (no mark) is indexed after
  * its next write, not awaited; indexing it again changes nothing.
  */
+
+import type { Fence } from "../core/policy.ts";
 import { limitsFor } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
-import { FENCE } from "../fence.ts";
 import { tenantLedgerOf } from "./address.ts";
 import type { Recorded, RunRef } from "./protocol.ts";
 import { type RunRow, unusedBudget } from "./views.ts";
@@ -41,10 +42,12 @@ export class RunIndexing {
   /** When the tenant's index took the run, until a write marks the run's row (null: nothing). */
   private indexedAt: number | null = null;
   private readonly env: Env;
+  private readonly fence: Fence;
 
   // No parameter properties: Node's type stripping cannot run them.
-  constructor(env: Env) {
+  constructor(env: Env, fence: Fence) {
     this.env = env;
+    this.fence = fence;
   }
 
   /**
@@ -55,12 +58,12 @@ export class RunIndexing {
    * that fails fails the call, and nothing is created.
    */
   async admit(ref: RunRef, now: number): Promise<Recorded | null> {
-    const { policy } = FENCE;
+    const { policy } = this.fence;
     const opening = {
       run_id: ref.runId,
       created_at: now,
       opened_by: ref.by ?? null,
-      ends_at: now + limitsFor(FENCE, ref.tenant).deadline_ms,
+      ends_at: now + limitsFor(this.fence, ref.tenant).deadline_ms,
     };
     const caps = {
       perKey: policy.max_open_runs_per_key,
@@ -73,7 +76,7 @@ export class RunIndexing {
         "run_cap_exhausted",
         `${whose} has ${answer.open} open runs, the most the policy allows (${answer.max}); halt a run or wait for one to reach its deadline before starting run ${ref.runId}.`,
       );
-      return { refusal, budget: unusedBudget(limitsFor(FENCE, ref.tenant)) };
+      return { refusal, budget: unusedBudget(limitsFor(this.fence, ref.tenant)) };
     }
     this.indexed = true;
     this.indexedAt = Date.now();

@@ -2,8 +2,7 @@
  * The run's row: created once with its effective limits, tightened in place, charged.
  */
 import type { RunLimits } from "../core/limits.ts";
-import { limitsFor } from "../core/policy.ts";
-import { FENCE } from "../fence.ts";
+import { type Fence, limitsFor } from "../core/policy.ts";
 import type { Kept } from "./kept.ts";
 import type { RunRef } from "./protocol.ts";
 import { limitsOf, type RunRow } from "./views.ts";
@@ -103,10 +102,12 @@ export class KnownRun implements Kept {
   /** undefined: not known; null: storage holds no row. */
   private row: RunRow | null | undefined = undefined;
 
+  constructor(private readonly fence: Fence) {}
+
   /** The row, created with the policy's limits for its tenant when the run is new. */
   of(sql: SqlStorage, ref: RunRef, now: number): RunRow {
     if (this.row === undefined) this.row = readRun(sql);
-    this.row ??= insertRun(sql, ref, now, limitsFor(FENCE, ref.tenant));
+    this.row ??= insertRun(sql, ref, now, limitsFor(this.fence, ref.tenant));
     return this.row;
   }
 
@@ -128,6 +129,6 @@ export class KnownRun implements Kept {
 }
 
 /** The run's effective limits: its stored ones over the policy's for its tenant. */
-export function runLimits(row: RunRow): RunLimits {
-  return limitsOf(row, limitsFor(FENCE, row.tenant));
+export function runLimits(row: RunRow, fence: Fence): RunLimits {
+  return limitsOf(row, limitsFor(fence, row.tenant));
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { FENCE } from "../../src/fence.ts";
+import { FENCE } from "../../demo/fence.ts";
 import { callerWith, json, newRun } from "../helpers.ts";
 import { pendingOf, urgentTicket } from "./helpers.ts";
 

@@ -1,6 +1,5 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { callerWith, get, json, newRun, propose } from "../helpers.ts";
+import { callerWith, demoUpstreams, get, json, newRun, propose } from "../helpers.ts";
 import { postJson } from "./helpers.ts";
 
 interface Escalation {
@@ -19,7 +18,7 @@ function commentOn(ticketId: string, key: string) {
 }
 
 async function createTicket(ticketId: string): Promise<void> {
-  const res = await env.DEMO.fetch("https://demo.internal/tickets", {
+  const res = await demoUpstreams().fetch("https://demo.internal/tickets", {
     method: "POST",
     headers: { "X-Toolfence-Tenant": "default", "Content-Type": "application/json" },
     body: JSON.stringify({ ticket_id: ticketId, priority: "normal" }),

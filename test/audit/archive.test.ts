@@ -6,7 +6,17 @@ import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audi
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
 import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
-import { editRun, get, json, newRun, post, propose, runLedger, verifyAudit } from "../helpers.ts";
+import {
+  archiveNow,
+  editRun,
+  get,
+  json,
+  newRun,
+  post,
+  propose,
+  runLedger,
+  verifyAudit,
+} from "../helpers.ts";
 import { firstDraft } from "./entries.ts";
 
 interface Segment {
@@ -56,7 +66,7 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
 }
 
 async function archive(run: string, cfg = SMALL, now = Date.now() + 1_000): Promise<number> {
-  return runInDurableObject(runLedger(run), (ledger) => ledger.archiveNow(cfg, now));
+  return archiveNow(run, cfg, now);
 }
 
 async function storedSeqs(run: string): Promise<number[]> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FENCE } from "../../src/fence.ts";
+import { FENCE } from "../../demo/fence.ts";
 import { json, newRun, propose, runLedger, runStatus } from "../helpers.ts";
 
 const EVIDENCE = { contentType: "application/json", payload: "x".repeat(200), truncated: false };

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { createTicket } from "../../contracts/create_ticket.ts";
-import { CONTRACTS } from "../../contracts/index.ts";
-import policy from "../../contracts/policy.json";
+import { createTicket } from "../../demo/contracts/create_ticket.ts";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
+import policy from "../../demo/contracts/policy.json";
 import { loadFence } from "../../src/core/policy.ts";
 import { redactedValue } from "../../src/core/redact.ts";
 import { DEVELOPMENT_REDACTION_KEY, redactionDigest } from "../../src/http/redaction.ts";

@@ -2,19 +2,29 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
-import policy from "../../contracts/policy.json";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
+import policy from "../../demo/contracts/policy.json";
+import { FENCE } from "../../demo/fence.ts";
+import worker from "../../demo/worker.ts";
 import { gate } from "../../src/core/gate.ts";
 import { loadFence } from "../../src/core/policy.ts";
-import { FENCE } from "../../src/fence.ts";
 import { keptText } from "../../src/http/evidence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
-import worker from "../../src/index.ts";
 import { hasRareTables } from "../../src/ledger/rare-tables.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
 import { signedIn } from "../console/browser.ts";
-import { DEV_KEY, dev, json, newRun, proposeThrough, runLedger, verifyAudit } from "../helpers.ts";
+import {
+  archiveNow,
+  DEV_KEY,
+  demoUpstreams,
+  dev,
+  json,
+  newRun,
+  proposeThrough,
+  runLedger,
+  verifyAudit,
+} from "../helpers.ts";
 import { firstJson, mcpClient } from "../mcp/helpers.ts";
 
 /** A fresh address per test, so a search for it can only find this test's writes. */
@@ -161,8 +171,10 @@ describe("sensitive arguments in the audit", () => {
     const run = newRun();
     const email = newEmail();
     expect((await dev.propose(run, ticket(email, "k-redact-archive"))).status).toBe(200);
-    const written = await runInDurableObject(runLedger(run), (l) =>
-      l.archiveNow({ segmentEntries: 1, retentionMs: 0 }, Date.now() + 1_000),
+    const written = await archiveNow(
+      run,
+      { segmentEntries: 1, retentionMs: 0 },
+      Date.now() + 1_000,
     );
     expect(written).toBeGreaterThan(0);
     const listed = await env.AUDIT_ARCHIVE.list({ prefix: `audit/default/${run}/` });
@@ -186,7 +198,7 @@ describe("sensitive arguments in the audit", () => {
         fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
           const request = new Request(input, init);
           sent.push(await request.clone().text());
-          return env.DEMO.fetch(request);
+          return demoUpstreams().fetch(request);
         },
       },
     } as unknown as Env;

@@ -1,12 +1,11 @@
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FENCE } from "../../demo/fence.ts";
 import { canonicalize, sha256Hex } from "../../src/core/canonical.ts";
 import { validateArgs } from "../../src/core/validate.ts";
-import { FENCE } from "../../src/fence.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
 import { signedIn } from "../console/browser.ts";
-import { DEV_KEY, dev, newRun, runLedger } from "../helpers.ts";
+import { archiveNow, DEV_KEY, dev, newRun } from "../helpers.ts";
 import { mcpClient } from "../mcp/helpers.ts";
 
 const TOOL = "create_ticket";
@@ -50,9 +49,7 @@ async function everythingReturned(run: string, answers: string[]): Promise<strin
   const browser = await signedIn(DEV_KEY);
   const consolePage = await browser.get(`/console/runs/${run}`);
   expect(consolePage.status).toBe(200);
-  const written = await runInDurableObject(runLedger(run), (l) =>
-    l.archiveNow({ segmentEntries: 1, retentionMs: 0 }, Date.now() + 1_000),
-  );
+  const written = await archiveNow(run, { segmentEntries: 1, retentionMs: 0 }, Date.now() + 1_000);
   expect(written).toBeGreaterThan(0);
   const listed = await env.AUDIT_ARCHIVE.list({ prefix: `audit/default/${run}/` });
   const archived = await Promise.all(

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
-import { fetchServiceLogs } from "../../contracts/fetch_service_logs.ts";
+import { fetchServiceLogs } from "../../demo/contracts/fetch_service_logs.ts";
+import worker from "../../demo/worker.ts";
 import { type CacheRoute, routeRead } from "../../src/cache/read-through.ts";
 import { EDGE_ORIGIN, type ResultTiers } from "../../src/cache/tiers.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
-import worker from "../../src/index.ts";
-import { proposeThrough } from "../helpers.ts";
+import { demoUpstreams, proposeThrough } from "../helpers.ts";
 
 /** A service name no other test uses, so the demo backend's counter is this test's own. */
 export function newService(): string {
@@ -37,7 +37,7 @@ export function proposeSettled(
 
 /** How many queries the demo log backend has answered for `service`. */
 export async function backendQueries(service: string): Promise<number> {
-  const res = await env.DEMO.fetch(`https://demo.internal/logs/queries/${service}`);
+  const res = await demoUpstreams().fetch(`https://demo.internal/logs/queries/${service}`);
   return ((await res.json()) as { queries: number }).queries;
 }
 

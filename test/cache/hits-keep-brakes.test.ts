@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FENCE } from "../../src/fence.ts";
+import { FENCE } from "../../demo/fence.ts";
 import { editRun, json, newRun, post, runLedger, runStatus } from "../helpers.ts";
 import { logsCall, newService, proposeSettled } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import policy from "../../contracts/policy.json" with { type: "json" };
+import policy from "../../demo/contracts/policy.json" with { type: "json" };
 import { buildApp } from "../../src/app.ts";
 import { edgeUrl, kvKey, store } from "../../src/cache/tiers.ts";
 import type { ToolContract } from "../../src/core/contract.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import type { ContractIssue, Refusal } from "../../src/core/reasons.ts";
 import type { Result } from "../../src/core/result.ts";

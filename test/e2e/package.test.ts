@@ -61,12 +61,12 @@ import { fenceTools } from "toolfence/ai";
 import { fenceAgentTools } from "toolfence/openai-agents";
 
 const run = createClient({ url: "http://127.0.0.1:1", key: "k" }).run("r");
-const args: ToolArgs<"add_comment"> = { ticket_id: "T-1", body: "hi" };
-export const outcome: Promise<CallOutcome<"add_comment">> = run.call("add_comment", args);
+const args: ToolArgs<"noop"> = { note: "hi" };
+export const outcome: Promise<CallOutcome<"noop">> = run.call("noop", args);
 // @ts-expect-error: no tool of this name
 run.call("delete_everything", {});
-// @ts-expect-error: add_comment needs a body
-run.call("add_comment", { ticket_id: "T-1" });
+// @ts-expect-error: noop's note is text
+run.call("noop", { note: 1 });
 export const tools = [fenceTools(run), fenceAgentTools(run)];
 `;
 

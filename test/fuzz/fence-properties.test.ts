@@ -1,10 +1,10 @@
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { FENCE } from "../../demo/fence.ts";
+import type { InboxCount } from "../../demo/upstreams/inbox.ts";
 import { DECISION_TABLE, type Reason } from "../../src/core/reasons.ts";
-import type { InboxCount } from "../../src/demo/inbox.ts";
-import { FENCE } from "../../src/fence.ts";
-import { DEV_KEY, foldCalls, newRun, runStatus } from "../helpers.ts";
+import { DEV_KEY, demoUpstreams, foldCalls, newRun, runStatus } from "../helpers.ts";
 import { type FuzzCall, runOfCalls, validMutation } from "./arbitraries.ts";
 import { FUZZ_SEED } from "./seed.ts";
 import { keyOf, requestInit, SUCCESSES } from "./send.ts";
@@ -82,7 +82,7 @@ async function auditCount(run: string): Promise<{ entries: number; pending: numb
 }
 
 async function inbox(run: string): Promise<InboxCount> {
-  const res = await env.DEMO.fetch(`https://demo.internal/inbox/default/${run}`);
+  const res = await demoUpstreams().fetch(`https://demo.internal/inbox/default/${run}`);
   return (await res.json()) as InboxCount;
 }
 
@@ -97,7 +97,7 @@ describe("the fence under generated junk", () => {
     });
     expect(res.status).toBe(200);
     expect(await inbox(run)).toEqual({ received: 1, violations: 0, keys: {} });
-    const forged = await env.DEMO.fetch("https://demo.internal/logs/query", {
+    const forged = await demoUpstreams().fetch("https://demo.internal/logs/query", {
       method: "POST",
       headers: { "X-Toolfence-Run": run, "Content-Type": "application/json" },
       body: JSON.stringify({ service: "Auth", window: "24 hours" }),

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
+import { FENCE } from "../../demo/fence.ts";
 import { gate } from "../../src/core/gate.ts";
-import { FENCE } from "../../src/fence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import { type FuzzCall, fuzzCall } from "./arbitraries.ts";
 import { FUZZ_SEED } from "./seed.ts";

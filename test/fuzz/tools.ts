@@ -1,7 +1,7 @@
 import fc from "fast-check";
 
 /**
- * What the generators know of each tool, written out by hand from contracts/ rather than
+ * What the generators know of each tool, written out by hand from demo/contracts/ rather than
  * derived from the valibot schemas, so a schema that drifts looser is caught instead of
  * followed. A test checks that each still names a contract with the same effect; a tool with
  * no spec here is covered by its contract's example and the properties over every contract.

@@ -6,7 +6,7 @@ import {
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index.ts";
+import worker from "../../demo/worker.ts";
 import type { TargetClaim } from "../../src/ledger/protocol.ts";
 import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
 import { callerWith, dev, devRequest, json, newRun, ticketCall } from "../helpers.ts";

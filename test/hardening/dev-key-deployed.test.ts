@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { FENCE } from "../../demo/fence.ts";
 import { buildApp } from "../../src/app.ts";
-import { FENCE } from "../../src/fence.ts";
 import { DEV_KEY, json } from "../helpers.ts";
 
 const LOOPBACK_CLIENT = { "CF-Connecting-IP": "127.0.0.1" };

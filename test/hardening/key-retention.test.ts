@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
-import policy from "../../contracts/policy.json" with { type: "json" };
+import { CONTRACTS } from "../../demo/contracts/index.ts";
+import policy from "../../demo/contracts/policy.json" with { type: "json" };
 import { checkPolicyText } from "../../src/core/policy-report.ts";
 import { startFence } from "../../src/fence.ts";
 
 describe("idempotency key retention", () => {
   it("refuses a policy whose keys would be dropped before its runs end", () => {
     const short = { ...policy, idempotency_retention_ms: 60_000, run_deadline_ms: 900_000 };
-    expect(() => startFence(short)).toThrow(
+    expect(() => startFence(CONTRACTS, short)).toThrow(
       /policy\.idempotency_retention_ms: 60000 ms is shorter than run_deadline_ms \(900000 ms\)/,
     );
   });
@@ -23,6 +23,6 @@ describe("idempotency key retention", () => {
 
   it("accepts a retention as long as the run's deadline", () => {
     const even = { ...policy, idempotency_retention_ms: 900_000, run_deadline_ms: 900_000 };
-    expect(startFence(even).policy.idempotency_retention_ms).toBe(900_000);
+    expect(startFence(CONTRACTS, even).policy.idempotency_retention_ms).toBe(900_000);
   });
 });

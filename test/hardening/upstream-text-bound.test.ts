@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fetchServiceLogs } from "../../contracts/fetch_service_logs.ts";
+import { fetchServiceLogs } from "../../demo/contracts/fetch_service_logs.ts";
 import { validateOutput } from "../../src/core/validate.ts";
 import { dev, json, newRun } from "../helpers.ts";
 import { proposeTo, reply, UpstreamDouble } from "../upstream-double.ts";

@@ -1,6 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../../src/index.ts";
+import worker from "../../demo/worker.ts";
 import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
 import { logsCall, newService } from "../cache/helpers.ts";
 import { devRequest, newRun, seedTicket, ticketCall } from "../helpers.ts";

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
+import { demoUpstreams } from "../helpers.ts";
 
 /**
  * Counts what one request waits on, by wrapping the bindings the worker is handed: every
@@ -134,7 +135,7 @@ export function counter(): Counter {
     DEMO: {
       fetch: (input: RequestInfo | URL, init?: RequestInit) => {
         counts.upstream += 1;
-        return env.DEMO.fetch(input, init);
+        return demoUpstreams().fetch(input, init);
       },
     },
   } as unknown as Env;

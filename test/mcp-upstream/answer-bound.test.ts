@@ -1,34 +1,9 @@
-import { env } from "cloudflare:workers";
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
-import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
+import { type Answer, behind, standInContract as contract, initialized } from "./stand-in.ts";
 
 // An MCP server behind a service binding whose tool result is as large as a test asks.
-type Answer = (message: { id?: number; method?: string }) => Response;
-
-function behind(answer: Answer): Env {
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const message = (await new Request(input, init).json()) as { id?: number; method?: string };
-    return message.id === undefined ? new Response(null, { status: 202 }) : answer(message);
-  };
-  return { ...env, STAND_IN: { fetch } } as unknown as Env;
-}
-
-const rpc = (id: number | undefined, result: unknown) =>
-  Response.json({ jsonrpc: "2.0", id, result });
-
-const answering =
-  (text: string): Answer =>
-  (m) =>
-    m.method === "initialize"
-      ? rpc(m.id, {
-          protocolVersion: "2025-11-25",
-          capabilities: { tools: {} },
-          serverInfo: { name: "s", version: "1" },
-        })
-      : rpc(m.id, { content: [{ type: "text", text }] });
+const answering = (text: string): Answer => initialized({ content: [{ type: "text", text }] });
 
 /** The same answer as an SSE stream, which the SDK reads event by event. */
 const streaming =
@@ -44,15 +19,6 @@ const streaming =
       headers: { "Content-Type": "text/event-stream" },
     });
   };
-
-const contract: ToolContract = {
-  ...opsServiceStatus,
-  output: v.unknown(),
-  upstream: {
-    ...(opsServiceStatus.upstream as Extract<ToolContract["upstream"], { kind: "mcp" }>),
-    endpoint: { binding: "STAND_IN", path: "/mcp" },
-  },
-};
 
 function run(bindings: Env, answerLimit?: number) {
   return execute(

@@ -6,7 +6,7 @@ import {
   MAX_CONTENT_TEXT,
   McpContentList,
 } from "../../contracts/mcp-content.ts";
-import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
+import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import { renderContract } from "../../scripts/lib/mcp/contract-file.ts";
 
 // What an imported MCP tool may answer is bounded before it is stored, cached or passed on.

@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { json, newRun, proposeThrough } from "../helpers.ts";
+import { demoUpstreams, json, newRun, proposeThrough } from "../helpers.ts";
 
 // The demo's MCP server behind the DEMO binding, called by the worker as an MCP client.
 const worker = exports.default as unknown as Parameters<typeof proposeThrough>[0];
@@ -15,7 +15,7 @@ const restart = (service: string, key: string) => ({
 async function inbox(
   run: string,
 ): Promise<{ received: number; violations: number; keys: Record<string, number> }> {
-  return json(await env.DEMO.fetch(`https://demo.internal/inbox/default/${run}`));
+  return json(await demoUpstreams().fetch(`https://demo.internal/inbox/default/${run}`));
 }
 
 describe("the demo MCP upstream through the fence", () => {

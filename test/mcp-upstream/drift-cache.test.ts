@@ -1,10 +1,10 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
-import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
+import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import { checkDrift } from "../../src/execute/drift.ts";
-import { json, newRun, proposeThrough } from "../helpers.ts";
+import { demoUpstreams, json, newRun, proposeThrough } from "../helpers.ts";
 
 // A drift the scheduled check sees invalidates the tool's cached results at once: the cache
 // key carries the tool's epoch, which the check changes with the drift record.
@@ -20,7 +20,7 @@ const changed: ToolContract = {
 };
 
 async function inboxReceived(run: string): Promise<number> {
-  const res = await env.DEMO.fetch(`https://demo.internal/inbox/default/${run}`);
+  const res = await demoUpstreams().fetch(`https://demo.internal/inbox/default/${run}`);
   return (await json<{ received: number }>(res)).received;
 }
 

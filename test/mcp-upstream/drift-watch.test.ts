@@ -1,13 +1,13 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS, POLICY_SOURCE } from "../../contracts/index.ts";
-import { opsRestartService } from "../../contracts/ops_restart_service.ts";
-import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
+import { CONTRACTS, POLICY_SOURCE } from "../../demo/contracts/index.ts";
+import { opsRestartService } from "../../demo/contracts/ops_restart_service.ts";
+import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import { buildApp } from "../../src/app.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import { loadFence } from "../../src/core/policy.ts";
 import { checkDrift, driftOf } from "../../src/execute/drift.ts";
-import { dev, json, newRun, proposeThrough } from "../helpers.ts";
+import { demoUpstreams, dev, json, newRun, proposeThrough } from "../helpers.ts";
 
 // The scheduled drift check against the demo's MCP server, and what calls and the catalogue
 // do with its records. The demo server is unchanged, so drift is made by pinning differently.
@@ -19,7 +19,7 @@ function pinnedAs(c: ToolContract, change: Partial<McpUpstream>): ToolContract {
 }
 
 async function inboxReceived(run: string): Promise<number> {
-  const res = await env.DEMO.fetch(`https://demo.internal/inbox/default/${run}`);
+  const res = await demoUpstreams().fetch(`https://demo.internal/inbox/default/${run}`);
   return (await json<{ received: number }>(res)).received;
 }
 

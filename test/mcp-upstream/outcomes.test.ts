@@ -1,47 +1,11 @@
-import { env } from "cloudflare:workers";
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { opsServiceStatus } from "../../contracts/ops_service_status.ts";
-import type { ToolContract } from "../../src/core/contract.ts";
 import { execute } from "../../src/execute/execute.ts";
 import { MAX_UPSTREAM_TEXT } from "../../src/execute/mcp.ts";
+import { behind, standInContract as contract, initialized } from "./stand-in.ts";
 
 // How MCP outcomes the reference server never produces (HTTP refusals, an error text too long
 // to carry) map onto the decision table. The stand-in is an HTTP status or a minimal JSON-RPC
 // answer behind a service binding; the real servers are covered in test/e2e.
-type Answer = (message: { id?: number; method?: string }) => Response;
-
-function behind(answer: Answer): Env {
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const message = (await new Request(input, init).json()) as { id?: number; method?: string };
-    return message.id === undefined ? new Response(null, { status: 202 }) : answer(message);
-  };
-  return { ...env, STAND_IN: { fetch } } as unknown as Env;
-}
-
-const rpc = (id: number | undefined, result: unknown) =>
-  Response.json({ jsonrpc: "2.0", id, result });
-
-const initialized =
-  (toolResult: unknown): Answer =>
-  (m) =>
-    m.method === "initialize"
-      ? rpc(m.id, {
-          protocolVersion: "2025-11-25",
-          capabilities: { tools: {} },
-          serverInfo: { name: "s", version: "1" },
-        })
-      : rpc(m.id, toolResult);
-
-const contract: ToolContract = {
-  ...opsServiceStatus,
-  output: v.unknown(),
-  upstream: {
-    ...(opsServiceStatus.upstream as Extract<ToolContract["upstream"], { kind: "mcp" }>),
-    endpoint: { binding: "STAND_IN", path: "/mcp" },
-  },
-};
-
 function run(bindings: Env, timeoutMs = 2_000) {
   return execute(
     contract,

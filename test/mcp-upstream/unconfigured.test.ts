@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS, POLICY_SOURCE } from "../../contracts/index.ts";
+import { CONTRACTS, POLICY_SOURCE } from "../../demo/contracts/index.ts";
 import { buildApp } from "../../src/app.ts";
 import { loadFence } from "../../src/core/policy.ts";
 import { devRequest, get, json, newRun, propose, runStatus } from "../helpers.ts";
@@ -9,7 +9,7 @@ import { mcpClient } from "../mcp/helpers.ts";
 
 // The reference server's tools need MCP_EVERYTHING_URL, which plain `npm run dev` (and these
 // tests) do not set: they are not offered, and a call to one is not a retry.
-// In the order of contracts/index.ts.
+// In the order of demo/contracts/index.ts.
 const everything = [
   "everything_echo",
   "everything_get_sum",

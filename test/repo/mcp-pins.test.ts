@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS } from "../../contracts/index.ts";
+import { CONTRACTS } from "../../demo/contracts/index.ts";
 import { readPins, schemaHash } from "../../scripts/lib/mcp/pin.ts";
 
-// `npm run contracts -- drift` reads contracts/*.pin.json, the worker reads the contracts:
-// both must be the same pins, each hash the hash of its schema.
-const pins = readPins(resolve(import.meta.dirname, "../../contracts"));
+// `npm run contracts -- drift --dir demo/contracts` reads the demo's *.pin.json, the worker
+// reads the contracts: both must be the same pins, each hash the hash of its schema.
+const pins = readPins(resolve(import.meta.dirname, "../../demo/contracts"));
 
 describe("the pins of the MCP contracts", () => {
   it("are one pin file per MCP contract, the very pin the contract carries", () => {

@@ -19,8 +19,8 @@ import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
 
 // The demo tickets service, bundled into this worker as into the fence, so the `ticket` and
 // `comment` routes' middle step is the very upstream work the fence's mutations wait for.
-export { TicketDesk } from "../../../src/demo/TicketDesk.ts";
-export { DemoUpstreams } from "../../../src/demo/upstreams.ts";
+export { TicketDesk } from "../../../demo/upstreams/TicketDesk.ts";
+export { DemoUpstreams } from "../../../demo/upstreams/upstreams.ts";
 
 /** The floor worker's bindings. */
 interface FloorEnv {

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
 import { Comment, CommentBody, TicketId } from "./shared.ts";
 
 export const addComment = {

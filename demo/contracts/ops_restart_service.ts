@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
-import { McpText } from "./mcp-content.ts";
+import { McpText } from "../../contracts/mcp-content.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
 import pin from "./ops_restart_service.pin.json" with { type: "json" };
 
 /**

@@ -7,7 +7,15 @@ import { type Context, Hono } from "hono";
 import { inboxOf, receive } from "./inbox.ts";
 import { latencyRange, syntheticLogs } from "./logs.ts";
 import { answerMcp } from "./ops-mcp.ts";
-import type { DeskAnswer, NewTicket } from "./TicketDesk.ts";
+import type { DeskAnswer, NewTicket, TicketDesk } from "./TicketDesk.ts";
+
+/** The bindings of the demo upstreams worker (demo/wrangler.toml). */
+export interface DemoEnv {
+  /** The tickets service's storage, one object per tenant. */
+  TICKET_DESK: DurableObjectNamespace<TicketDesk>;
+  /** Latency of the log backend, "min-max" in ms. */
+  DEMO_LOG_LATENCY_MS?: string;
+}
 
 /**
  * The demo's upstream tools, reached through the `DEMO` service binding: a tickets
@@ -16,10 +24,10 @@ import type { DeskAnswer, NewTicket } from "./TicketDesk.ts";
  * any upstream would: each checks what arrived against its tool's contract, counts it
  * per run (`GET /inbox/{tenant}/{run}`), and refuses it with 400 when it breaks it.
  */
-type DemoContext = Context<{ Bindings: Env }>;
-const demo = new Hono<{ Bindings: Env }>();
+type DemoContext = Context<{ Bindings: DemoEnv }>;
+const demo = new Hono<{ Bindings: DemoEnv }>();
 
-function desk(env: Env, tenant: string | undefined) {
+function desk(env: DemoEnv, tenant: string | undefined) {
   return env.TICKET_DESK.getByName(tenant ?? "default");
 }
 
@@ -83,8 +91,8 @@ demo.get("/inbox/:tenant/:run", (c) =>
   c.json(inboxOf(`${c.req.param("tenant")}/${c.req.param("run")}`)),
 );
 
-/** The demo upstreams as a named entrypoint, bound to the fence as `DEMO`. */
-export class DemoUpstreams extends WorkerEntrypoint<Env> {
+/** The demo upstreams, bound to the demo fence as `DEMO`. */
+export class DemoUpstreams extends WorkerEntrypoint<DemoEnv> {
   override fetch(request: Request): Response | Promise<Response> {
     return demo.fetch(request, this.env, this.ctx);
   }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
-import { McpContentList } from "./mcp-content.ts";
+import { McpContentList } from "../../contracts/mcp-content.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
 import pin from "./ops_service_status.pin.json" with { type: "json" };
 
 /**

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
 
 export const fetchServiceLogs = {
   name: "fetch_service_logs",

@@ -3,6 +3,7 @@
  * `Idempotency-Key`.
  */
 import { DurableObject } from "cloudflare:workers";
+import type { DemoEnv } from "./upstreams.ts";
 
 /** A stored answer of the demo tickets service. */
 export interface DeskAnswer {
@@ -42,10 +43,10 @@ type CommentRow = { id: number; body: string; created_at: string };
  * `Idempotency-Key` the way a well-behaved upstream does: a repeated key gets the
  * first successful answer back and changes nothing.
  */
-export class TicketDesk extends DurableObject<Env> {
+export class TicketDesk extends DurableObject<DemoEnv> {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: DemoEnv) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(SCHEMA);

@@ -3,7 +3,7 @@
  * proves nothing invalid reached a tool.
  */
 import * as v from "valibot";
-import { FENCE } from "../fence.ts";
+import { TOOLS } from "../contracts/index.ts";
 
 /** What the demo upstreams received for one run, checked against the tools' contracts. */
 export interface InboxCount {
@@ -40,7 +40,7 @@ function countOf(run: string): InboxCount {
 export function receive(run: string, tool: string, args: unknown, key: string | null): boolean {
   const count = countOf(run);
   count.received++;
-  const contract = FENCE.tools.get(tool);
+  const contract = Object.hasOwn(TOOLS, tool) ? TOOLS[tool as keyof typeof TOOLS] : undefined;
   const kept = contract !== undefined && !Array.isArray(args) && v.is(contract.input, args);
   if (!kept) count.violations++;
   if (contract?.effect === "mutate" && key !== null) {

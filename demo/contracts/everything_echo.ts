@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
+import { McpText } from "../../contracts/mcp-content.ts";
+import type { ToolContract } from "../../src/core/contract.ts";
 import pin from "./everything_echo.pin.json" with { type: "json" };
-import { McpText } from "./mcp-content.ts";
 
 /**
  * A tool of an MCP server, imported by `npm run contracts -- import`: `upstream.tool` is

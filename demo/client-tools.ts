@@ -1,0 +1,11 @@
+/**
+ * The demo's tools in the typed client (client/types.ts), so code written against the demo
+ * fence infers their arguments and results as it does for the tools of `contracts/`.
+ */
+import type { TOOLS } from "./contracts/index.ts";
+
+type DemoContracts = typeof TOOLS;
+
+declare module "../client/types.ts" {
+  interface Tools extends DemoContracts {}
+}
