@@ -40,8 +40,25 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "test/repo/**"],
+          exclude: ["test/e2e/**", "test/repo/**", "test/one-fence/**"],
         },
+      },
+      {
+        // The product's worker made from a fence of the test's own (test/one-fence/), with the
+        // bindings of wrangler.toml: the gate and the run ledger decide with that one fence.
+        plugins: [
+          cloudflareTest({
+            main: "./test/one-fence/worker.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                DEV_KEY: "tf_dev_local_key",
+                CONSOLE_SECRET: "test-console-secret-0123456789abcdef",
+              },
+            },
+          }),
+        ],
+        test: { name: "one-fence", include: ["test/one-fence/**/*.test.ts"] },
       },
       {
         // Checks of the repository itself: layers and links.

@@ -1,0 +1,15 @@
+/**
+ * The worker of the `one-fence` project: the product's worker made from test/one-fence's
+ * fence, as src/index.ts makes it from contracts/.
+ */
+import { createWorker } from "../../src/worker.ts";
+import { FENCE } from "./fence.ts";
+
+export { TenantLedger } from "../../src/ledger/TenantLedger.ts";
+
+const worker = createWorker(FENCE);
+
+export const RunLedger = worker.RunLedger;
+export type RunLedger = InstanceType<typeof RunLedger>;
+
+export default worker.handler;
