@@ -1,15 +1,16 @@
 /**
  * `npm run check`, after the dry-run build: the bundle must not generate code at run time
  * (workerd refuses `eval` and `new Function`, while the vitest workers pool allows them, so a
- * dependency that compiles schemas to code passes the tests and fails deployed), and no module
- * may be bundled twice (scripts/lib/bundle-check.ts).
+ * dependency that compiles schemas to code passes the tests and fails deployed), no module
+ * may be bundled twice, and it may not carry the demo (scripts/lib/bundle-check.ts).
  */
 import { readFileSync } from "node:fs";
-import { codegenSites, duplicateModules } from "./lib/bundle-check.ts";
+import { codegenSites, demoTraces, duplicateModules } from "./lib/bundle-check.ts";
 
 const BUNDLE = ".wrangler/dry-run/index.js";
+const text = readFileSync(BUNDLE, "utf8");
 
-const found = codegenSites(readFileSync(BUNDLE, "utf8"));
+const found = codegenSites(text);
 if (found.length > 0) {
   console.error(
     `${BUNDLE} generates code at run time, which workerd refuses:\n  ${found.join("\n  ")}`,
@@ -25,4 +26,12 @@ if (twice.length > 0) {
   process.exitCode = 1;
 } else {
   console.log(`${BUNDLE}: no module bundled twice`);
+}
+
+const demo = demoTraces(text);
+if (demo.length > 0) {
+  console.error(`${BUNDLE} carries the demo: ${demo.join(", ")}`);
+  process.exitCode = 1;
+} else {
+  console.log(`${BUNDLE}: no demo code`);
 }

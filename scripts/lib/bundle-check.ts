@@ -1,7 +1,9 @@
 /**
  * What the deployed bundle must not hold: code generated at run time, which workerd refuses
  * (`eval`, `new Function`: EvalError deployed, while the vitest workers pool allows them), and
- * a module bundled twice, which costs upload size and startup parse time for nothing.
+ * a module bundled twice, which costs upload size and startup parse time for nothing, and the
+ * demo (demo/), whose tickets object, upstreams entrypoint, inbox spy, MCP route and tools ship
+ * only with `--env demo`.
  *
  * A module is bundled twice when its source appears twice in the bundle's source map: esbuild
  * lists every input it bundled, and follows each input's own source map back to the files it
@@ -53,4 +55,20 @@ export function duplicateModules(map: { sources: string[] }): string[] {
   return [...copies]
     .filter(([name, n]) => n > (PER_PACKAGE.test(name) ? SDK_PACKAGES : 1))
     .map(([name, n]) => `${name} (${n} copies)`);
+}
+
+/** Names only the demo's code carries. */
+export const DEMO_MARKERS = [
+  "TicketDesk",
+  "DemoUpstreams",
+  "/inbox/",
+  "/demo/mcp",
+  "create_ticket",
+  "fetch_service_logs",
+  "ops_restart_service",
+] as const;
+
+/** The demo markers a bundle's text holds. */
+export function demoTraces(bundle: string): string[] {
+  return DEMO_MARKERS.filter((m) => bundle.includes(m));
 }

@@ -1,15 +1,34 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codegenSites, duplicateModules } from "../../scripts/lib/bundle-check.ts";
+import { codegenSites, demoTraces, duplicateModules } from "../../scripts/lib/bundle-check.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const out = mkdtempSync(join(tmpdir(), "toolfence-bundle-"));
+const dirs: string[] = [];
 let bundle = "";
 let map: { sources: string[] } = { sources: [] };
 let upload = "";
+
+/** Build what `wrangler deploy` would upload, without uploading (`--dry-run`); answers its folder and output. */
+function dryRun(...args: string[]): { out: string; stdout: string } {
+  const out = mkdtempSync(join(tmpdir(), "toolfence-dry-"));
+  dirs.push(out);
+  const run = spawnSync(
+    join(ROOT, "node_modules/.bin/wrangler"),
+    ["deploy", "--dry-run", "--outdir", out, ...args],
+    { cwd: ROOT, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  );
+  if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${run.stderr}`);
+  return { out, stdout: run.stdout };
+}
+
+/** Every bundle of a dry run's folder (named after its entry: index.js, worker.js), as one text. */
+function bundled(out: string): string {
+  const files = readdirSync(out).filter((f) => f.endsWith(".js"));
+  return files.map((f) => readFileSync(join(out, f), "utf8")).join("\n");
+}
 
 /**
  * The worker as `wrangler deploy` would upload it. workerd refuses code generation at run
@@ -18,20 +37,27 @@ let upload = "";
  * deployed. This scans what ships.
  */
 beforeAll(() => {
-  const run = spawnSync(
-    join(ROOT, "node_modules/.bin/wrangler"),
-    ["deploy", "--dry-run", "--outdir", out],
-    { cwd: ROOT, encoding: "utf8", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-  );
-  if (run.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${run.stderr}`);
+  const { out, stdout } = dryRun();
   bundle = readFileSync(join(out, "index.js"), "utf8");
   map = JSON.parse(readFileSync(join(out, "index.js.map"), "utf8"));
-  upload = run.stdout;
+  upload = stdout;
 }, 120_000);
 
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe("the deployed bundle", () => {
+  it("carries no demo code: the fence of contracts/ alone", () => {
+    expect(demoTraces(bundle)).toEqual([]);
+  });
+
+  it("of the demo environment carries the demo, so the check sees it", { timeout: 120_000 }, () => {
+    expect(demoTraces(bundled(dryRun("--env", "demo").out))).toEqual(
+      expect.arrayContaining(["/demo/mcp", "create_ticket"]),
+    );
+  });
+
   it("generates no code at run time and carries no schema compiler", () => {
     expect(bundle.length).toBeGreaterThan(100_000);
     expect(codegenSites(bundle)).toEqual([]);
