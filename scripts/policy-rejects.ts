@@ -26,9 +26,13 @@ const CASES: readonly { file: string; paths: readonly string[] }[] = [
 
 let failures = 0;
 for (const { file, paths } of CASES) {
-  const run = spawnSync(process.execPath, ["scripts/policy.ts", "check", "--policy", file], {
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    process.execPath,
+    ["scripts/policy.ts", "check", "--contracts", "demo/contracts", "--policy", file],
+    {
+      encoding: "utf8",
+    },
+  );
   const missing = paths.filter((p) => !run.stderr.includes(`${p}:`));
   if (run.status !== 1 || missing.length > 0) {
     failures++;

@@ -1,12 +1,12 @@
 /**
- * `npm run policy -- check [--policy path]`: validate the policy and the contracts
- * together and print, for a reviewer, every tool with its effect, caps, timeout and cache
+ * `npm run policy -- check [--contracts dir] [--policy path]`: validate the policy and the
+ * contracts of `dir` (`contracts/`, or the demo's `demo/contracts/`) together and print, for a reviewer, every tool with its effect, caps, timeout and cache
  * TTL. Exits 1 on any problem, naming the offending path.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { CONTRACTS } from "../contracts/index.ts";
+import type { ToolContract } from "../src/core/contract.ts";
 import { checkPolicyText, policyReport } from "../src/core/policy-report.ts";
 import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 import {
@@ -15,15 +15,14 @@ import {
   declaredBindings,
 } from "./lib/contract-folder.ts";
 
-const DEFAULT_POLICY = "contracts/policy.json";
-const USAGE = "usage: npm run policy -- check [--policy path]";
+const USAGE = "usage: npm run policy -- check [--contracts dir] [--policy path]";
 
-/** Every module of `contracts/` with its exports. */
-async function contractModules(): Promise<ContractModule[]> {
-  const names = readdirSync("contracts").filter((n) => n.endsWith(".ts") && n !== "index.ts");
+/** Every module of the contracts folder `dir` with its exports. */
+async function contractModules(dir: string): Promise<ContractModule[]> {
+  const names = readdirSync(dir).filter((n) => n.endsWith(".ts") && n !== "index.ts");
   return Promise.all(
     names.map(async (name) => {
-      const path = join("contracts", name);
+      const path = join(dir, name);
       const exports = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
       return { path, exports };
     }),
@@ -32,14 +31,21 @@ async function contractModules(): Promise<ContractModule[]> {
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseCli(
-    { args: argv, options: { policy: { type: "string" } }, allowPositionals: true },
+    {
+      args: argv,
+      options: { policy: { type: "string" }, contracts: { type: "string" } },
+      allowPositionals: true,
+    },
     USAGE,
   );
   if (positionals.length !== 1 || positionals[0] !== "check") {
     console.error(USAGE);
     return USAGE_EXIT;
   }
-  const path = values.policy ?? DEFAULT_POLICY;
+  const dir = values.contracts ?? "contracts";
+  const path = values.policy ?? join(dir, "policy.json");
+  const index = pathToFileURL(resolve(dir, "index.ts")).href;
+  const { CONTRACTS } = (await import(index)) as { CONTRACTS: readonly ToolContract[] };
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -53,13 +59,13 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   const folder = checkContractFolder({
-    modules: await contractModules(),
+    modules: await contractModules(dir),
     listed: CONTRACTS,
     allowed: checked.value.policy.allowed_tools,
     bindings: declaredBindings(readFileSync("wrangler.toml", "utf8")),
   });
   if (folder.errors.length > 0) {
-    console.error(`contracts/ is incomplete:\n  ${folder.errors.join("\n  ")}`);
+    console.error(`${dir}/ is incomplete:\n  ${folder.errors.join("\n  ")}`);
     return 1;
   }
   const notes = folder.notes.map((n) => `note: ${n}\n`).join("");
