@@ -26,6 +26,8 @@ import { openApiDocument } from "./http/openapi.ts";
 import { problem } from "./http/problem.ts";
 import { haltRun, openRun, runAudit, runEscalations, runRef, runStatus } from "./http/runs.ts";
 import type { RunRef } from "./ledger/protocol.ts";
+import { buildConnect } from "./oauth/connect.tsx";
+import { grantPrincipal, grantRun } from "./oauth/resource.ts";
 
 const FORMATS: readonly CatalogueFormat[] = ["json", "openai", "anthropic"];
 
@@ -104,6 +106,17 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   const resolve = withRun(resolveEscalation);
   app.post("/v1/runs/:run_id/escalations/:seq", requireRole("operator"), resolve);
 
+  // The connector URL for MCP hosts: the OAuth provider (src/oauth/provider.ts) lets only a
+  // valid token for this fence's /mcp through, with its grant.
+  app.use("/mcp", async function withFence(c, next) {
+    c.set("fence", fence);
+    await next();
+  });
+  app.on(["POST", "GET", "DELETE"], "/mcp", headerLimit(), grantPrincipal(), rateLimit(), (c) =>
+    grantRun(c).then((ref) => mcpEndpoint(c, ref)),
+  );
+  // Connecting an app: sign in and consent (OAuth's authorization endpoint).
+  app.route("/", buildConnect(fence));
   // The operator console: HTML pages under /console with their own guards and sessions.
   app.route("/", buildConsole(fence));
 

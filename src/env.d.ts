@@ -21,3 +21,19 @@ interface Env {
   /** The HMAC-SHA256 secret the webhook body is signed with; no signature, no delivery. */
   APPROVAL_WEBHOOK_SECRET?: string;
 }
+
+// Set per deployment (`wrangler deploy --var` or the dashboard) to serve /mcp to MCP hosts.
+interface Env {
+  /**
+   * The fence's public origin (`https://fence.example.com`): the OAuth issuer, and the
+   * resource `${PUBLIC_URL}/mcp` its tokens are bound to (docs/connectors.md). Unset, only
+   * local development serves OAuth, at the request's own loopback origin.
+   */
+  PUBLIC_URL?: string;
+}
+
+// Set by the OAuth provider (src/oauth/provider.ts) on the env it hands the app.
+interface Env {
+  /** The OAuth helpers: parse an authorization request, consent, complete it, list grants. */
+  OAUTH_PROVIDER?: import("@cloudflare/workers-oauth-provider").OAuthHelpers;
+}

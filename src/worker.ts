@@ -7,6 +7,7 @@ import { buildApp } from "./app.ts";
 import type { Fence } from "./core/policy.ts";
 import { checkDrift } from "./execute/drift.ts";
 import { RunLedger } from "./ledger/RunLedger.ts";
+import { withOAuth } from "./oauth/provider.ts";
 
 /** The app, the worker's handler and its RunLedger class, all made for `fence`. */
 export function createWorker(fence: Fence) {
@@ -17,8 +18,10 @@ export function createWorker(fence: Fence) {
       super(ctx, env, fence);
     }
   }
+  // OAuth for MCP hosts wraps the app: `/mcp` needs a token, the app serves the consent page.
+  const oauth = withOAuth(app);
   const handler = {
-    fetch: app.fetch,
+    fetch: oauth.fetch,
     // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md).
     scheduled(_controller, env, ctx) {
       ctx.waitUntil(checkDrift(env, fence.tools.values()));

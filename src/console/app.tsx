@@ -23,7 +23,7 @@ import { CONSOLE_CSS } from "./style.ts";
 import { mountTools } from "./tools-page.tsx";
 
 /** Largest form the console accepts: a key, a reason, a few limits. */
-const MAX_FORM_BYTES = 16 * 1024;
+export const MAX_FORM_BYTES = 16 * 1024;
 
 /** Static files may be cached briefly; they change only with a deploy. */
 const ASSET_CACHE = "public, max-age=300";
@@ -32,7 +32,7 @@ const ASSET_CACHE = "public, max-age=300";
  * Scripts, styles and requests only from the fence's own origin, no inline code, no
  * framing, forms posting only back to it: nothing is ever loaded from a CDN.
  */
-const CSP = {
+export const CSP = {
   defaultSrc: ["'none'"],
   scriptSrc: ["'self'"],
   styleSrc: ["'self'"],

@@ -15,9 +15,10 @@ const LAYERS: Record<string, number> = {
   "src/http": 3,
   "src/mcp": 4,
   "src/console": 4,
-  "src/app.ts": 5,
-  "src/worker.ts": 6,
-  "src/index.ts": 7,
+  "src/oauth": 5,
+  "src/app.ts": 6,
+  "src/worker.ts": 7,
+  "src/index.ts": 8,
 };
 
 const ROOT = resolve(import.meta.dirname, "../..");

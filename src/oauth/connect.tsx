@@ -1,0 +1,288 @@
+/**
+ * `/console/connect`, the authorization endpoint: the library validates the request (client,
+ * redirect URI, PKCE S256, resource); the person signs in with the console's own sign-in,
+ * then consents to a budget. The grant's limits are tightened against the tenant's like a run
+ * override (never looser), its first run is opened with them, and the grant is completed with
+ * them as its props, so every token of the grant carries them.
+ *
+ * The form is guarded twice: Hono's CSRF check refuses a POST from another origin, and the
+ * library's consent handle works once, for ten minutes, in the browser that opened the page
+ * (a `__Host-` binding cookie).
+ */
+import {
+  AuthorizationError,
+  type AuthRequest,
+  CimdFetchError,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { secureHeaders } from "hono/secure-headers";
+import { stillActs } from "../console/access.ts";
+import { CSP, MAX_FORM_BYTES } from "../console/app.tsx";
+import type { ConsoleEnv, Operator } from "../console/context.ts";
+import { html } from "../console/layout.tsx";
+import { readSession, sessionSecret, startSession } from "../console/session.ts";
+import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
+import { type RunLimits, tighten } from "../core/limits.ts";
+import { type Fence, limitsFor } from "../core/policy.ts";
+import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
+import { isLocalDevelopment } from "../http/local-dev.ts";
+import { ledgerOf } from "../ledger/address.ts";
+import { ConnectError, ConnectSignIn, ConsentPage, type ConsentView } from "./consent-page.tsx";
+import {
+  type GrantLimits,
+  type GrantProps,
+  newGrantId,
+  overrideOf,
+  runIdOf,
+  userIdOf,
+  writeRecord,
+} from "./grant.ts";
+import { AUTHORIZE_PATH, TOOLS_SCOPE } from "./provider.ts";
+
+type Form = Record<string, string | File | (string | File)[]>;
+
+/** The signed-in operator, or null. */
+async function operatorOf(c: Parameters<typeof stillActs>[0]): Promise<Operator | null> {
+  const secret = sessionSecret(c.env);
+  const session = secret === null ? null : await readSession(c, secret);
+  if (session === null || !(await stillActs(c, session))) return null;
+  return { tenant: session.tenant, keyId: session.keyId };
+}
+
+/** The tools a grant of `tenant` may name: the tenant's (or the policy's) allowed tools. */
+function grantableTools(fence: Fence, base: RunLimits): readonly string[] {
+  return base.allowed_tools ?? fence.policy.allowed_tools;
+}
+
+function fieldNumber(form: Form, name: string): number | null {
+  const value = form[name];
+  if (typeof value !== "string" || !/^\d{1,12}$/.test(value.trim())) return null;
+  return Number(value.trim());
+}
+
+/** The form's limits, tightened against the tenant's, or why they are not acceptable. */
+export function limitsOfForm(
+  fence: Fence,
+  base: RunLimits,
+  form: Form,
+): { ok: true; limits: GrantLimits } | { ok: false; error: string } {
+  const raw = form.tools;
+  const tools = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
+    (t): t is string => typeof t === "string",
+  );
+  const mutations = fieldNumber(form, "max_mutations");
+  const paid = fieldNumber(form, "max_paid_calls");
+  const seconds = fieldNumber(form, "deadline_seconds");
+  if (mutations === null || paid === null || seconds === null || seconds < 1) {
+    return { ok: false, error: "Each limit is a whole number; the deadline at least 1 s." };
+  }
+  const override = {
+    allowed_tools: [...new Set(tools)],
+    max_mutations: mutations,
+    max_paid_calls: paid,
+    deadline_ms: seconds * 1000,
+  };
+  const tightened = tighten(base, override, fence.policy.allowed_tools);
+  if (!tightened.ok) {
+    return { ok: false, error: `${tightened.error.field}: ${tightened.error.detail}.` };
+  }
+  return { ok: true, limits: override };
+}
+
+/** Answer a request the library refused: to the client when it is safe, else on this page. */
+function refusedRequest(e: unknown): Promise<Response> | Response {
+  if (e instanceof AuthorizationError && e.redirectTo !== undefined) {
+    return Response.redirect(e.redirectTo, 302);
+  }
+  if (e instanceof AuthorizationError) return html(<ConnectError text={e.description} />, 400);
+  if (e instanceof CimdFetchError) {
+    return html(<ConnectError text="This app's metadata document could not be verified." />, 400);
+  }
+  throw e;
+}
+
+/** Copy the library's headers (binding cookie, no framing) onto a rendered page. */
+async function withHeaders(page: Promise<Response>, headers: Headers): Promise<Response> {
+  const res = await page;
+  for (const [name, value] of headers) res.headers.append(name, value);
+  return res;
+}
+
+interface Consent {
+  fence: Fence;
+  api: OAuthHelpers;
+  operator: Operator;
+  action: string;
+}
+
+async function showConsent(
+  k: Consent,
+  request: AuthRequest,
+  handle: string,
+  error: string | null,
+): Promise<Response> {
+  const details = await k.api.describeConsent(request);
+  const base = limitsFor(k.fence, k.operator.tenant);
+  const view: ConsentView = { details, handle, base, tools: grantableTools(k.fence, base), error };
+  const page = await html(
+    <ConsentPage view={view} viewer={k.operator} action={k.action} />,
+    error ? 422 : 200,
+  );
+  const target = new URL(details.redirectUri);
+  // A private-use scheme (cursor://…) has no origin; CSP names it by its scheme.
+  const client = target.origin === "null" ? target.protocol : target.origin;
+  page.headers.set("Content-Security-Policy", cspFor([client]));
+  return page;
+}
+
+/** The console's CSP as a header, letting forms also go (by redirect) to `formTargets`. */
+function cspFor(formTargets: readonly string[]): string {
+  const kebab = (name: string) => name.replace(/[A-Z]/g, (ch) => `-${ch.toLowerCase()}`);
+  return Object.entries({ ...CSP, formAction: [...CSP.formAction, ...formTargets] })
+    .map(([name, values]) => `${kebab(name)} ${values.join(" ")}`)
+    .join("; ");
+}
+
+/** The person allowed it: open the grant's first run and complete the authorization. */
+async function grant(
+  k: Consent,
+  c: { env: Env; req: { raw: Request } },
+  handle: string,
+  limits: GrantLimits,
+) {
+  const approved = await k.api.approveConsent(c.req.raw, handle, { scope: [TOOLS_SCOPE] });
+  const { request } = approved;
+  const client = await k.api.lookupClient(request.clientId);
+  const id = newGrantId();
+  const subject = k.operator.keyId ?? "development";
+  const userId = userIdOf(k.operator.tenant, subject);
+  const local = isLocalDevelopment(c.req.raw.headers, c.req.raw.url);
+  const runId = runIdOf(id, 0);
+  const ref = { tenant: k.operator.tenant, runId, by: `grant:${id}`, local };
+  const opened = await ledgerOf(c.env, ref).open(ref, overrideOf(limits), false);
+  if (opened.kind === "refuse") throw new Error(`grant run refused: ${opened.refusal.detail}`);
+  const props: GrantProps = {
+    grant: id,
+    tenant: k.operator.tenant,
+    subject,
+    client_id: request.clientId,
+    limits,
+  };
+  const scope = request.scope.includes("offline_access")
+    ? [TOOLS_SCOPE, "offline_access"]
+    : [TOOLS_SCOPE];
+  const { redirectTo } = await k.api.completeAuthorization({
+    request,
+    userId,
+    metadata: { grant: id, tenant: k.operator.tenant },
+    scope,
+    props,
+  });
+  const now = Date.now();
+  await writeRecord(c.env, {
+    ...props,
+    user_id: userId,
+    client_name: client?.clientName ?? request.clientId,
+    created_at: now,
+    run: 0,
+    run_opened_at: now,
+  });
+  approved.headers.set("Location", redirectTo);
+  return new Response(null, { status: 302, headers: approved.headers });
+}
+
+/** The authorization endpoint's routes, mounted before the console's own. */
+export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  // The console's headers, but the CSP is set per page (cspFor): the consent form's answer
+  // redirects to the client, and Chromium holds that redirect to form-action.
+  app.use(AUTHORIZE_PATH, secureHeaders({ referrerPolicy: "same-origin" }));
+  app.use(AUTHORIZE_PATH, async function pageCsp(c, next) {
+    await next();
+    if (!c.res.headers.has("Content-Security-Policy")) {
+      c.res.headers.set("Content-Security-Policy", cspFor([]));
+    }
+  });
+  app.use(AUTHORIZE_PATH, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
+
+  app.get(AUTHORIZE_PATH, async (c) => {
+    const api = c.env.OAUTH_PROVIDER;
+    if (api === undefined) return html(<ConnectError text={NOT_SERVED} />, 404);
+    const action = `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
+    let request: AuthRequest;
+    try {
+      request = await api.parseAuthRequest(c.req.raw);
+      const operator = await operatorOf(c);
+      if (operator === null) return html(<ConnectSignIn action={action} error={null} />);
+      await api.describeConsent(request);
+      const consent = await api.beginConsent(request);
+      const k = { fence, api, operator, action };
+      return withHeaders(showConsent(k, request, consent.handle, null), consent.headers);
+    } catch (e) {
+      return refusedRequest(e);
+    }
+  });
+
+  app.post(AUTHORIZE_PATH, async (c) => {
+    const api = c.env.OAUTH_PROVIDER;
+    if (api === undefined) return html(<ConnectError text={NOT_SERVED} />, 404);
+    const action = `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
+    const form = await c.req.parseBody({ all: true });
+    if (typeof form.key === "string") return signIn(c, form.key.trim(), action);
+    const operator = await operatorOf(c);
+    if (operator === null) {
+      return html(
+        <ConnectSignIn action={action} error="Your session has ended; sign in again." />,
+        401,
+      );
+    }
+    const handle = typeof form.handle === "string" ? form.handle : "";
+    try {
+      if (form.decision !== "approve") {
+        const denied = await api.denyConsent(c.req.raw, handle);
+        return new Response(null, { status: 302, headers: denied.headers });
+      }
+      const k = { fence, api, operator, action };
+      const limits = limitsOfForm(fence, limitsFor(fence, operator.tenant), form);
+      if (!limits.ok) {
+        const request = await api.parseAuthRequest(new Request(new URL(action, c.req.url)));
+        return showConsent(k, request, handle, limits.error);
+      }
+      return await grant(k, c, handle, limits.limits);
+    } catch (e) {
+      return refusedRequest(e);
+    }
+  });
+  return app;
+}
+
+async function signIn(c: Parameters<typeof stillActs>[0], key: string, action: string) {
+  const secret = sessionSecret(c.env);
+  if (secret === null) return html(<ConnectError text={NO_SESSIONS} />, 503);
+  const refused = async (error: string, status: number) => {
+    if (await signInFailuresExceeded(c.env, c.req.raw)) {
+      return html(
+        <ConnectSignIn action={action} error="Too many failed sign-ins; wait a minute." />,
+        429,
+      );
+    }
+    return html(<ConnectSignIn action={action} error={error} />, status);
+  };
+  if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
+  const found = await principalOfKey(c.env, key, c.req.raw);
+  if (!found.ok) return refused(found.error.detail, 401);
+  if (!roleAllows(found.value.role, "operator")) {
+    return refused("This is an agent key; connecting an app needs an operator key.", 403);
+  }
+  await startSession(c, secret, { tenant: found.value.tenant, keyId: found.value.keyId });
+  return c.redirect(action, 303);
+}
+
+const NOT_SERVED =
+  "This fence does not serve OAuth here: set PUBLIC_URL to its public origin (docs/connectors.md).";
+
+const NO_SESSIONS =
+  "Sign-in is not configured: set the CONSOLE_SECRET secret (32 characters or more).";
