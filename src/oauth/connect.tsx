@@ -18,6 +18,7 @@ import {
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { stillActs } from "../console/access.ts";
 import { CSP, MAX_FORM_BYTES } from "../console/app.tsx";
@@ -30,6 +31,7 @@ import { type Fence, limitsFor } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
+import { refusedClientId } from "./cimd-address.ts";
 import { ConnectError, ConnectSignIn, ConsentPage, type ConsentView } from "./consent-page.tsx";
 import {
   type GrantLimits,
@@ -95,7 +97,7 @@ export function limitsOfForm(
 /** Answer a request the library refused: to the client when it is safe, else on this page. */
 function refusedRequest(e: unknown): Promise<Response> | Response {
   if (e instanceof AuthorizationError && e.redirectTo !== undefined) {
-    return Response.redirect(e.redirectTo, 302);
+    return new Response(null, { status: 302, headers: { Location: e.redirectTo } });
   }
   if (e instanceof AuthorizationError) return html(<ConnectError text={e.description} />, 400);
   if (e instanceof CimdFetchError) {
@@ -212,9 +214,10 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
     const api = c.env.OAUTH_PROVIDER;
     if (api === undefined) return html(<ConnectError text={NOT_SERVED} />, 404);
     const action = `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
-    let request: AuthRequest;
+    const refusedId = refusedClientId(c.req.query("client_id") ?? null);
+    if (refusedId !== null) return html(<ConnectError text={refusedId} />, 400);
     try {
-      request = await api.parseAuthRequest(c.req.raw);
+      const request = await api.parseAuthRequest(c.req.raw);
       const operator = await operatorOf(c);
       if (operator === null) return html(<ConnectSignIn action={action} error={null} />);
       await api.describeConsent(request);
@@ -256,6 +259,13 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
       return refusedRequest(e);
     }
   });
+  app.onError((e) => {
+    // Hono's CSRF check and body limit refuse by throwing an HTTPException with the status.
+    if (e instanceof HTTPException && e.status >= 400 && e.status < 500) {
+      return html(<ConnectError text={REFUSED} />, e.status);
+    }
+    throw e;
+  });
   return app;
 }
 
@@ -280,6 +290,9 @@ async function signIn(c: Parameters<typeof stillActs>[0], key: string, action: s
   await startSession(c, secret, { tenant: found.value.tenant, keyId: found.value.keyId });
   return c.redirect(action, 303);
 }
+
+const REFUSED =
+  "The request was refused: the form must come from this page, on this fence's own origin.";
 
 const NOT_SERVED =
   "This fence does not serve OAuth here: set PUBLIC_URL to its public origin (docs/connectors.md).";
