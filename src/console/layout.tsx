@@ -42,6 +42,7 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
               <nav>
                 <a href="/console/runs">Runs</a>
                 <a href="/console/tools">Tools</a>
+                <a href="/console/grants">Grants</a>
               </nav>
               <span class="who">
                 <span>

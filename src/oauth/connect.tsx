@@ -1,5 +1,6 @@
 /**
- * `/console/connect`, the authorization endpoint: the library validates the request (client,
+ * `/console/connect`, the authorization endpoint (and the console's grants page, whose
+ * routes are mounted with it): the library validates the request (client,
  * redirect URI, PKCE S256, resource); the person signs in with the console's own sign-in,
  * then consents to a budget. The grant's limits are tightened against the tenant's like a run
  * override (never looser), its first run is opened with them, and the grant is completed with
@@ -20,18 +21,14 @@ import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { stillActs } from "../console/access.ts";
 import { CSP, MAX_FORM_BYTES } from "../console/app.tsx";
 import type { ConsoleEnv, Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
-import { readSession, sessionSecret, startSession } from "../console/session.ts";
-import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
-import { type RunLimits, tighten } from "../core/limits.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
-import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import { refusedClientId } from "./cimd-address.ts";
+import { operatorOf, signIn } from "./connect-sign-in.tsx";
 import { ConnectError, ConnectSignIn, ConsentPage, type ConsentView } from "./consent-page.tsx";
 import {
   type GrantLimits,
@@ -42,57 +39,12 @@ import {
   userIdOf,
   writeRecord,
 } from "./grant.ts";
+import { grantableTools, limitsOfForm } from "./grant-limits.ts";
+import { mountGrants } from "./grants-page.tsx";
 import { AUTHORIZE_PATH, TOOLS_SCOPE } from "./provider.ts";
 
-type Form = Record<string, string | File | (string | File)[]>;
-
-/** The signed-in operator, or null. */
-async function operatorOf(c: Parameters<typeof stillActs>[0]): Promise<Operator | null> {
-  const secret = sessionSecret(c.env);
-  const session = secret === null ? null : await readSession(c, secret);
-  if (session === null || !(await stillActs(c, session))) return null;
-  return { tenant: session.tenant, keyId: session.keyId };
-}
-
-/** The tools a grant of `tenant` may name: the tenant's (or the policy's) allowed tools. */
-function grantableTools(fence: Fence, base: RunLimits): readonly string[] {
-  return base.allowed_tools ?? fence.policy.allowed_tools;
-}
-
-function fieldNumber(form: Form, name: string): number | null {
-  const value = form[name];
-  if (typeof value !== "string" || !/^\d{1,12}$/.test(value.trim())) return null;
-  return Number(value.trim());
-}
-
-/** The form's limits, tightened against the tenant's, or why they are not acceptable. */
-export function limitsOfForm(
-  fence: Fence,
-  base: RunLimits,
-  form: Form,
-): { ok: true; limits: GrantLimits } | { ok: false; error: string } {
-  const raw = form.tools;
-  const tools = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
-    (t): t is string => typeof t === "string",
-  );
-  const mutations = fieldNumber(form, "max_mutations");
-  const paid = fieldNumber(form, "max_paid_calls");
-  const seconds = fieldNumber(form, "deadline_seconds");
-  if (mutations === null || paid === null || seconds === null || seconds < 1) {
-    return { ok: false, error: "Each limit is a whole number; the deadline at least 1 s." };
-  }
-  const override = {
-    allowed_tools: [...new Set(tools)],
-    max_mutations: mutations,
-    max_paid_calls: paid,
-    deadline_ms: seconds * 1000,
-  };
-  const tightened = tighten(base, override, fence.policy.allowed_tools);
-  if (!tightened.ok) {
-    return { ok: false, error: `${tightened.error.field}: ${tightened.error.detail}.` };
-  }
-  return { ok: true, limits: override };
-}
+/** The console's grants page and its actions (grants-page.tsx). */
+const GRANTS = "/console/grants/*";
 
 /** Answer a request the library refused: to the client when it is safe, else on this page. */
 function refusedRequest(e: unknown): Promise<Response> | Response {
@@ -210,6 +162,19 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
   });
   app.use(AUTHORIZE_PATH, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
 
+  app.use(GRANTS, secureHeaders({ contentSecurityPolicy: CSP, referrerPolicy: "same-origin" }));
+  app.use(GRANTS, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
+  app.use(GRANTS, async function requireOperator(c, next) {
+    const operator = await operatorOf(c);
+    if (operator === null) {
+      if (c.req.method === "GET") return c.redirect("/console", 303);
+      return html(<ConnectError text="Your session has ended; sign in again." />, 401);
+    }
+    c.set("operator", operator);
+    await next();
+  });
+  mountGrants(app, fence);
+
   app.get(AUTHORIZE_PATH, async (c) => {
     const api = c.env.OAUTH_PROVIDER;
     if (api === undefined) return html(<ConnectError text={NOT_SERVED} />, 404);
@@ -269,33 +234,8 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
   return app;
 }
 
-async function signIn(c: Parameters<typeof stillActs>[0], key: string, action: string) {
-  const secret = sessionSecret(c.env);
-  if (secret === null) return html(<ConnectError text={NO_SESSIONS} />, 503);
-  const refused = async (error: string, status: number) => {
-    if (await signInFailuresExceeded(c.env, c.req.raw)) {
-      return html(
-        <ConnectSignIn action={action} error="Too many failed sign-ins; wait a minute." />,
-        429,
-      );
-    }
-    return html(<ConnectSignIn action={action} error={error} />, status);
-  };
-  if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
-  const found = await principalOfKey(c.env, key, c.req.raw);
-  if (!found.ok) return refused(found.error.detail, 401);
-  if (!roleAllows(found.value.role, "operator")) {
-    return refused("This is an agent key; connecting an app needs an operator key.", 403);
-  }
-  await startSession(c, secret, { tenant: found.value.tenant, keyId: found.value.keyId });
-  return c.redirect(action, 303);
-}
-
 const REFUSED =
   "The request was refused: the form must come from this page, on this fence's own origin.";
 
 const NOT_SERVED =
   "This fence does not serve OAuth here: set PUBLIC_URL to its public origin (docs/connectors.md).";
-
-const NO_SESSIONS =
-  "Sign-in is not configured: set the CONSOLE_SECRET secret (32 characters or more).";

@@ -13,7 +13,7 @@ import {
   type OAuthProviderOptions,
 } from "@cloudflare/workers-oauth-provider";
 import { isLocalDevelopment } from "../http/local-dev.ts";
-import { guardRefresh } from "./refresh-reuse.ts";
+import { guardRefresh, REFRESH_TTL_S } from "./refresh-reuse.ts";
 
 /** The page where a person signs in and consents (served by the console's app). */
 export const AUTHORIZE_PATH = "/console/connect";
@@ -32,9 +32,6 @@ export const TOOLS_SCOPE = "tools";
 
 /** Access tokens live ten minutes unless `OAUTH_ACCESS_TOKEN_TTL_S` says otherwise. */
 const DEFAULT_ACCESS_TTL_S = 600;
-
-/** A grant (its refresh token) lives 30 days after consent; the person consents again then. */
-export const REFRESH_TTL_S = 30 * 24 * 3600;
 
 /** What the provider wraps: the worker's app, which also answers `/mcp` with a grant. */
 export interface Handler {

@@ -14,7 +14,9 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { sha256Hex } from "../core/canonical.ts";
-import { REFRESH_TTL_S } from "./provider.ts";
+
+/** A grant (its refresh token) lives 30 days after consent; the person consents again then. */
+export const REFRESH_TTL_S = 30 * 24 * 3600;
 
 /** The largest token request body read here (a refresh token and a few fields). */
 const MAX_TOKEN_BODY_BYTES = 8 * 1024;

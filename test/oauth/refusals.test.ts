@@ -10,7 +10,6 @@ import {
   mcp,
   pkce,
   REDIRECT,
-  RESOURCE,
   register,
   tokenRequest,
 } from "./helpers.ts";
@@ -162,5 +161,3 @@ describe("OAuth refuses", { timeout: 20_000 }, () => {
     expect(scoped.status).toBe(401);
   });
 });
-
-export { RESOURCE };
