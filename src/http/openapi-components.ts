@@ -46,6 +46,18 @@ export function components(): Json {
   return {
     securitySchemes: {
       bearer: { type: "http", scheme: "bearer", description: "A key from `npm run keys`." },
+      oauth: {
+        type: "oauth2",
+        description: "OAuth 2.1 for MCP hosts at /mcp (docs/connectors.md).",
+        flows: {
+          authorizationCode: {
+            authorizationUrl: "/console/connect",
+            tokenUrl: "/oauth/token",
+            refreshUrl: "/oauth/token",
+            scopes: { tools: "Call the granted tools within the grant's budget." },
+          },
+        },
+      },
     },
     parameters: {
       RunId: {

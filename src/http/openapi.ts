@@ -5,6 +5,7 @@
  */
 import { DECISION_TABLE, type Reason } from "../core/reasons.ts";
 import { components, header, ref } from "./openapi-components.ts";
+import { OAUTH_PATHS } from "./openapi-oauth-routes.ts";
 import { OPERATOR_ROUTES } from "./openapi-operator-routes.ts";
 import { ROUTES, type Route } from "./openapi-routes.ts";
 import { PROBLEM_TYPE } from "./problem.ts";
@@ -68,7 +69,7 @@ function build(): Json {
         "`reason` and `decision` come from the decision table (docs/api.md).",
     },
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...OAUTH_PATHS },
     components: components(),
   };
 }
