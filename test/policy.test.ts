@@ -44,6 +44,13 @@ describe("the policy file", () => {
     );
   });
 
+  it("refuses a contract whose own answer bound is not a whole number of bytes", () => {
+    const bad = CONTRACTS.map((c) => (c.name === "get_ticket" ? { ...c, maxAnswerBytes: 0 } : c));
+    expect(() => startFence(bad, policy)).toThrow(
+      /contracts\.get_ticket\.maxAnswerBytes: a whole number of bytes, at least 1/,
+    );
+  });
+
   it("names the offending path of an invalid tool rule or tenant block", () => {
     const withTools = (tools: unknown) => ({ ...policy, tools });
     expect(() =>

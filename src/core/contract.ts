@@ -81,6 +81,11 @@ export interface ToolContract {
   timeoutMs: number;
   /** Seconds a result may be served from the cache; 0 means never cached (reads only). */
   cacheTtlSeconds: number;
+  /**
+   * The most bytes of one answer the fence reads from this tool, when the tool's answers are
+   * known to be smaller than the policy's `upstream_answer_max_bytes`, which caps it.
+   */
+  maxAnswerBytes?: number;
   /** Cached results shared by all tenants (only for tenant-independent data). */
   sharedCache: boolean;
   /** Where and how the tool is executed. */

@@ -117,6 +117,10 @@ export function loadFence(
     if (c.effect === "mutate" && c.cacheTtlSeconds !== 0) {
       problems.push(`contracts.${c.name}.cacheTtlSeconds: a mutation is never cached`);
     }
+    const bound = c.maxAnswerBytes;
+    if (bound !== undefined && !(Number.isSafeInteger(bound) && bound >= 1)) {
+      problems.push(`contracts.${c.name}.maxAnswerBytes: a whole number of bytes, at least 1`);
+    }
     const fields = entriesOf(c.input) ?? {};
     for (const name of c.sensitive ?? []) {
       if (!Object.hasOwn(fields, name)) {

@@ -23,7 +23,10 @@ export interface ExecutionContext {
   timeoutMs: number;
   /** What a call to an MCP tool recorded as drifted does (policy `on_drift`; block if absent). */
   onDrift?: "block" | "allow";
-  /** Most bytes of the answer read (policy `upstream_answer_max_bytes`; its default if absent). */
+  /**
+   * Most bytes of the answer read (policy `upstream_answer_max_bytes`; its default if absent),
+   * lowered by the contract's own `maxAnswerBytes`.
+   */
   answerLimit?: number;
 }
 
@@ -57,7 +60,13 @@ export async function execute(
   });
   try {
     const answer = await Promise.race([
-      call(contract.name, upstream, args, ctx, controller.signal),
+      call(
+        contract.name,
+        upstream,
+        args,
+        { ...ctx, answerLimit: answerLimitOf(contract, ctx) },
+        controller.signal,
+      ),
       deadline,
     ]);
     if (answer === TIMED_OUT) {
@@ -81,6 +90,12 @@ function failure(contract: ToolContract, e: unknown): Execution {
   if (e instanceof AnswerTooLarge) return { ok: false, refusal: tooLarge(contract.name, e) };
   const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
   return { ok: false, refusal: refuse("upstream_unavailable", detail) };
+}
+
+/** The bound on the answer's bytes: the policy's, or the contract's own where it is lower. */
+function answerLimitOf(contract: ToolContract, ctx: ExecutionContext): number {
+  const policy = ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES;
+  return Math.min(policy, contract.maxAnswerBytes ?? policy);
 }
 
 /** The refusal of an answer past its bound: the tool was reached, so it may have acted. */

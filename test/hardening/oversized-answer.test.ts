@@ -48,10 +48,10 @@ const fetchPage: ToolContract = {
   upstream: { kind: "service", binding: "UPSTREAM", method: "GET", path: "/page" },
 };
 
-function appWith(extra: Record<string, unknown>) {
+function appWith(extra: Record<string, unknown>, card: Partial<ToolContract> = {}) {
   const loaded = loadFence(
     { ...policy, allowed_tools: ["charge_card", "fetch_page"], tools: {}, ...extra },
-    [{ ...chargeCard, timeoutMs: 5_000 }, fetchPage],
+    [{ ...chargeCard, timeoutMs: 5_000, ...card }, fetchPage],
   );
   if (!loaded.ok) throw new Error(loaded.error.join("; "));
   const app = buildApp(loaded.value);
@@ -92,6 +92,23 @@ describe("an upstream answer past the byte bound", () => {
     const problem = await json(res);
     expect(problem).toMatchObject({ reason: "upstream_answer_too_large" });
     expect(problem.detail).toContain(`more than 4096 bytes (${big.length} seen)`);
+  });
+
+  it("reads no more than a contract's own lower bound", async () => {
+    const propose = appWith({ upstream_answer_max_bytes: 1 * MiB }, { maxAnswerBytes: 2_048 });
+    const answer = JSON.stringify({ charge_id: "x".repeat(4_000) });
+    const double = new UpstreamDouble(() => Promise.resolve(new Response(answer)));
+    const problem = await json(await propose(double, newRun("contract-bound"), charge));
+    expect(problem).toMatchObject({ reason: "upstream_answer_too_large" });
+    expect(problem.detail).toContain("more than 2048 bytes");
+  });
+
+  it("keeps the policy's bound when a contract asks for more", async () => {
+    const propose = appWith({ upstream_answer_max_bytes: 4_096 }, { maxAnswerBytes: 8 * MiB });
+    const answer = JSON.stringify({ charge_id: "x".repeat(8_000) });
+    const double = new UpstreamDouble(() => Promise.resolve(new Response(answer)));
+    const problem = await json(await propose(double, newRun("policy-bound"), charge));
+    expect(problem.detail).toContain("more than 4096 bytes");
   });
 
   it("never answers or caches an oversized read", async () => {
