@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { noop } from "../contracts/noop.ts";
 import { CONTRACTS } from "../demo/contracts/index.ts";
-import { noop } from "../demo/contracts/noop.ts";
 import policy from "../demo/contracts/policy.json" with { type: "json" };
 import { FENCE } from "../demo/fence.ts";
 import { type Fence, loadFence } from "../src/core/policy.ts";

@@ -1,3 +1,4 @@
+import { noop } from "../../contracts/noop.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 import { addComment } from "./add_comment.ts";
 import { createTicket } from "./create_ticket.ts";
@@ -7,7 +8,6 @@ import { everythingGetStructuredContent } from "./everything_get_structured_cont
 import { everythingGetSum } from "./everything_get_sum.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
 import { getTicket } from "./get_ticket.ts";
-import { noop } from "./noop.ts";
 import { opsRestartService } from "./ops_restart_service.ts";
 import { opsServiceStatus } from "./ops_service_status.ts";
 import policy from "./policy.json" with { type: "json" };

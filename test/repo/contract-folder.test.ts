@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { noop } from "../../contracts/noop.ts";
 import { getTicket } from "../../demo/contracts/get_ticket.ts";
 import { CONTRACTS } from "../../demo/contracts/index.ts";
-import { noop } from "../../demo/contracts/noop.ts";
 import { checkContractFolder, declaredBindings } from "../../scripts/lib/contract-folder.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
 
