@@ -1,0 +1,182 @@
+/**
+ * The detectors of the result rules: each finds spans of one kind in one string of a tool's
+ * answer. Offsets are UTF-16 code units of that string, as JavaScript indexes it.
+ */
+import { SECRET_RULES } from "./secret-rules.ts";
+
+/** The kinds of text a result rule finds. */
+export type DetectorKind =
+  | "secrets"
+  | "payment_card"
+  | "email"
+  | "phone"
+  | "iban"
+  | "hidden_characters"
+  | "model_addressed";
+
+/** One span a detector found. */
+export interface Span {
+  /** The kind of text. */
+  kind: DetectorKind;
+  /** What exactly: the secret rule's id, the character's code point, the phrase's name. */
+  what: string;
+  /** First code unit of the span. */
+  start: number;
+  /** One past its last code unit. */
+  end: number;
+}
+
+function matches(kind: DetectorKind, what: string, pattern: RegExp, text: string): Span[] {
+  const spans: Span[] = [];
+  for (const m of text.matchAll(pattern)) {
+    spans.push({ kind, what, start: m.index, end: m.index + m[0].length });
+  }
+  return spans;
+}
+
+/** Provider keys and tokens, private keys, JWTs and passwords in URLs (secret-rules.ts). */
+export function findSecrets(text: string): Span[] {
+  return SECRET_RULES.flatMap((r) => matches("secrets", r.id, r.pattern, text));
+}
+
+/** The Luhn check (ISO/IEC 7812-1 Annex B) over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+
+/** Payment card numbers: 13 to 19 digits, spaced or dashed, with a valid Luhn check digit. */
+export function findPaymentCards(text: string): Span[] {
+  return matches("payment_card", "pan", CARD, text).filter((s) => {
+    const digits = text.slice(s.start, s.end).replace(/[ -]/g, "");
+    // A run of one repeated digit passes Luhn for some lengths and is never a card.
+    return luhnValid(digits) && !/^(\d)\1+$/.test(digits);
+  });
+}
+
+const EMAIL = /(?<![\w.%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}\b/g;
+
+/** Email addresses (a dotted domain with an alphabetic top level). */
+export function findEmails(text: string): Span[] {
+  return matches("email", "address", EMAIL, text);
+}
+
+/**
+ * Phone numbers: international (`+` and 8 to 15 digits, E.164) with optional separators, or
+ * the North American `(555) 123-4567` / `555-123-4567` forms. A date or a bare number is not.
+ */
+const PHONE =
+  /(?<![\w+])(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?\d{1,4}(?:[ .-]?\d{2,4}){1,4}|\(\d{3}\) ?\d{3}[-.]\d{4}|\d{3}[-.]\d{3}[-.]\d{4})(?![\w-])/g;
+
+export function findPhones(text: string): Span[] {
+  return matches("phone", "number", PHONE, text).filter((s) => {
+    const digits = text.slice(s.start, s.end).replace(/\D/g, "").length;
+    return digits >= 8 && digits <= 15;
+  });
+}
+
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g;
+
+/** ISO 13616 check: the rearranged IBAN, letters as 10–35, is 1 modulo 97. */
+export function ibanValid(iban: string): boolean {
+  const s = iban.slice(4) + iban.slice(0, 4);
+  let rest = 0;
+  for (const ch of s) {
+    const code = ch.charCodeAt(0);
+    const value = code >= 65 ? code - 55 : code - 48;
+    rest = (rest * (value > 9 ? 100 : 10) + value) % 97;
+  }
+  return rest === 1;
+}
+
+/** IBANs whose ISO 13616 check digits hold. */
+export function findIbans(text: string): Span[] {
+  return matches("iban", "iban", IBAN, text).filter((s) =>
+    ibanValid(text.slice(s.start, s.end).replace(/ /g, "")),
+  );
+}
+
+/**
+ * Characters a reader does not see but a model reads: Unicode tag characters (U+E0000–E007F)
+ * and the supplementary variation selectors (U+E0100–E01EF), both used to smuggle text;
+ * zero-width characters; and the bidirectional embeddings, overrides and isolates that make
+ * text display in another order than it is read (Unicode TR9; CVE-2021-42574).
+ */
+const HIDDEN =
+  /[\u{E0000}-\u{E007F}]|[\u{E0100}-\u{E01EF}]|[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u202A-\u202E\u2066-\u2069]/gu;
+
+/** A zero-width joiner between two pictographs is part of an emoji sequence (UTS #51). */
+const EMOJI_JOINER = /\p{Extended_Pictographic}\uFE0F?$/u;
+const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
+
+/** Invisible and format-control characters, each a span of its own. */
+export function findHidden(text: string): Span[] {
+  const spans: Span[] = [];
+  for (const m of text.matchAll(HIDDEN)) {
+    const ch = m[0];
+    const end = m.index + ch.length;
+    if (
+      ch === "\u200D" &&
+      EMOJI_JOINER.test(text.slice(Math.max(0, m.index - 3), m.index)) &&
+      EMOJI_AFTER.test(text.slice(end, end + 2))
+    ) {
+      continue;
+    }
+    const what = `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    spans.push({ kind: "hidden_characters", what, start: m.index, end });
+  }
+  return spans;
+}
+
+/** Phrases that address the model reading the result rather than describe data. */
+const ADDRESSED: readonly { what: string; pattern: RegExp }[] = [
+  {
+    what: "override",
+    pattern:
+      /\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system)\s+(?:instructions?|prompts?|messages?|directions?|rules|context)\b/gi,
+  },
+  {
+    what: "role-marker",
+    pattern:
+      /<\|(?:system|user|assistant|im_start|im_end|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(?:system|system-prompt|instructions)>/gi,
+  },
+  {
+    what: "new-instructions",
+    pattern: /\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:/gi,
+  },
+  {
+    what: "persona",
+    pattern: /\byou\s+are\s+now\s+(?:a|an|in|the|no\s+longer)\b/gi,
+  },
+  {
+    what: "concealment",
+    pattern:
+      /\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention\s+(?:this\s+)?to)\s+the\s+user\b/gi,
+  },
+];
+
+/** Text addressed to the model: override phrases, chat-template role markers, personas. */
+export function findModelAddressed(text: string): Span[] {
+  return ADDRESSED.flatMap((a) => matches("model_addressed", a.what, a.pattern, text));
+}
+
+/** Each detector by the kind it finds. */
+export const DETECTORS: Readonly<Record<DetectorKind, (text: string) => Span[]>> = {
+  secrets: findSecrets,
+  payment_card: findPaymentCards,
+  email: findEmails,
+  phone: findPhones,
+  iban: findIbans,
+  hidden_characters: findHidden,
+  model_addressed: findModelAddressed,
+};
