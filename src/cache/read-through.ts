@@ -26,6 +26,11 @@ export interface CachedRead {
    * server lists changes), folded into the key with the version; null or absent for none.
    */
   epoch?: string | null;
+  /**
+   * The tool's result rules as a version: a result is stored as its rules left it, so a
+   * change of rules misses the results stored before it. Absent for none.
+   */
+  rules?: string;
   /** Runs work the answer does not wait for (`waitUntil`). */
   defer: (work: Promise<unknown>) => void;
 }
@@ -62,9 +67,10 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
   const { contract, tenant } = read;
   if (contract.effect !== "read") return { kind: "uncached", key: null, cache: null };
   if (contract.cacheTtlSeconds <= 0) return { kind: "uncached", key: null, cache: "bypass" };
+  const epoch = read.epoch == null ? contract.version : `${contract.version}@${read.epoch}`;
   const key = await cacheKey({
     tool: contract.name,
-    version: read.epoch == null ? contract.version : `${contract.version}@${read.epoch}`,
+    version: read.rules === undefined ? epoch : `${epoch}#${read.rules}`,
     args: read.args,
     tenant: contract.sharedCache ? null : tenant,
   });

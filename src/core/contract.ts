@@ -2,6 +2,7 @@
  * What a tool contract is: its name, version, effect, schemas, limits, example and upstream.
  */
 import type * as v from "valibot";
+import type { ResultRules } from "./guardrails/rules.ts";
 
 /** Whether a tool only reads or changes the world. */
 export type Effect = "read" | "mutate";
@@ -106,6 +107,11 @@ export interface ToolContract {
    * tests check it against both schemas. `policy check` notes a contract without one.
    */
   example?: ToolExample;
+  /**
+   * What the result rules do with this tool's answers, over the policy's (docs/result-rules.md):
+   * e.g. `{ email: "redact" }`, or `{ secrets: "allow" }` for a tool whose job is to return one.
+   */
+  results?: ResultRules;
 }
 
 /** A valid call of a tool and a valid answer to it. */

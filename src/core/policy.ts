@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import { type ApprovalRule, ApprovalRuleSchema, patternProblem, ruleArg } from "./approval.ts";
 import type { ToolContract } from "./contract.ts";
+import { ResultRulesSchema, resultRulesProblems } from "./guardrails/rules.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { err, ok, type Result } from "./result.ts";
 import { entriesOf } from "./validate.ts";
@@ -34,6 +35,8 @@ const ToolRuleSchema = v.strictObject({
   per_target: v.optional(TargetRuleSchema),
   /** Rules that ask a person before a call of the tool may run; the first match asks. */
   approval: v.optional(v.array(ApprovalRuleSchema)),
+  /** Result rules of the tool, over its contract's (docs/result-rules.md). */
+  results: v.optional(ResultRulesSchema),
 });
 
 /** The brakes of every run, from `contracts/policy.json`. */
@@ -71,6 +74,8 @@ export const PolicySchema = v.strictObject({
   approval_pages_per_minute: v.optional(PositiveInt, 10),
   /** Audit entries a run keeps in full; a refusal past them is counted per reason instead. */
   max_audit_entries_per_run: v.optional(v.pipe(PositiveInt, v.minValue(100)), 1_000),
+  /** Result rules of every tool, over the built-in defaults (docs/result-rules.md). */
+  results: v.optional(ResultRulesSchema),
   tools: v.optional(v.record(v.string(), ToolRuleSchema), {}),
   tenants: v.optional(
     v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),
@@ -127,6 +132,7 @@ export function loadFence(
         problems.push(`contracts.${c.name}.sensitive: no argument named "${name}"`);
       }
     }
+    problems.push(...resultRulesProblems(c.results, `contracts.${c.name}.results`));
     tools.set(c.name, c);
   }
   policy.allowed_tools.forEach((name, i) => {

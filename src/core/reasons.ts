@@ -40,6 +40,7 @@ export type Reason =
   | "upstream_outcome_unknown"
   | "upstream_not_configured"
   | "output_contract_violation"
+  | "result_blocked"
   | "unauthenticated"
   | "forbidden_role"
   | "rate_limited"
@@ -187,6 +188,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 502,
     decision: "escalate",
     title: "The tool answered outside its output contract",
+  },
+  result_blocked: {
+    status: 502,
+    decision: "escalate",
+    title: "A result rule withheld the tool's answer",
   },
   unauthenticated: { status: 401, decision: "block", title: "Missing or unknown credentials" },
   forbidden_role: { status: 403, decision: "block", title: "This key's role may not do that" },

@@ -3,11 +3,14 @@
  * contract; the request is built only from validated arguments.
  */
 import type { ToolContract, Upstream } from "../core/contract.ts";
+import type { ResolvedRules } from "../core/guardrails/rules.ts";
+import type { GuardFinding } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
+import { guarded } from "./guard.ts";
 
 /** What one execution needs besides the validated arguments. */
 export interface ExecutionContext {
@@ -28,15 +31,34 @@ export interface ExecutionContext {
    * lowered by the contract's own `maxAnswerBytes`.
    */
   answerLimit?: number;
+  /** The result rules the answer passes before anyone sees it; none if absent. */
+  resultRules?: ResolvedRules;
 }
 
-/** The result of one execution: a result that passed the output contract, or why not. */
-export type Execution = { ok: true; result: unknown } | { ok: false; refusal: Refusal };
+/**
+ * The result of one execution: a result that passed the output contract and the result rules
+ * (with what the rules did), or why not.
+ */
+export type Execution =
+  | { ok: true; result: unknown; findings?: readonly GuardFinding[] }
+  | { ok: false; refusal: Refusal; findings?: readonly GuardFinding[] };
 
 const TIMED_OUT = Symbol("timed out");
 
-/** Run a tool once, within its timeout, and check its answer against the output contract. */
+/**
+ * Run a tool once, within its timeout, and check its answer against the output contract and
+ * then the result rules: whatever is cached, kept, audited or answered is what they left.
+ */
 export async function execute(
+  contract: ToolContract,
+  args: unknown,
+  ctx: ExecutionContext,
+): Promise<Execution> {
+  const execution = await reach(contract, args, ctx);
+  return ctx.resultRules === undefined ? execution : guarded(execution, contract, ctx.resultRules);
+}
+
+async function reach(
   contract: ToolContract,
   args: unknown,
   ctx: ExecutionContext,

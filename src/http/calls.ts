@@ -8,6 +8,7 @@ import { mediaKind } from "../core/body.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
+import { resultRulesOf, resultRulesVersion } from "../core/guardrails/of-fence.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Result } from "../core/result.ts";
@@ -28,6 +29,7 @@ import { claimBeside, holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
 import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
+import { guardOf } from "./guard-answer.ts";
 import { LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
 import { problemDetails } from "./problem.ts";
 import { readBody } from "./read-body.ts";
@@ -101,6 +103,7 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
     tenant: ref.tenant,
     noCache: asksNoCache(c.req.header("Cache-Control")),
     epoch: await cacheEpochOf(c.env, call.contract),
+    rules: resultRulesVersion(c.get("fence"), call.contract),
     defer: (work) => c.executionCtx.waitUntil(work),
   });
   const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
@@ -256,6 +259,7 @@ async function run(
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
     onDrift: c.get("fence").policy.on_drift,
     answerLimit: c.get("fence").policy.upstream_answer_max_bytes,
+    resultRules: resultRulesOf(c.get("fence"), call.contract),
   });
 }
 
@@ -265,9 +269,15 @@ function outcomeOf(
   decision: "applied" | "cached",
   cache: CacheStatus | null,
 ): Outcome {
-  if (!execution.ok) return failed(execution.refusal, callId, cache);
-  const body = JSON.stringify({ decision, result: execution.result, call_id: callId });
-  return { decision, reason: null, status: 200, body, cache };
+  const guard = guardOf(execution);
+  if (!execution.ok) return { ...failed(execution.refusal, callId, cache), ...guard.note };
+  const body = JSON.stringify({
+    decision,
+    result: execution.result,
+    call_id: callId,
+    ...guard.body,
+  });
+  return { decision, reason: null, status: 200, body, cache, ...guard.note };
 }
 
 /**

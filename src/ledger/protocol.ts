@@ -110,6 +110,8 @@ export interface Outcome {
   body: string;
   /** Cache status, for reads. */
   cache: CacheStatus | null;
+  /** What the result rules did to the answer, for its audit entry (rule, action, path). */
+  note?: string | null;
 }
 
 /** A call that passed the contract gate, for the ledger to decide (with its `timeoutMs`). */

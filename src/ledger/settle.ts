@@ -43,7 +43,7 @@ export function settleCall(
       status: withheld ? DECISION_TABLE.run_halted.status : outcome.status,
       cache: outcome.cache,
       duration_ms: s.durationMs,
-      note: late ? `${SETTLED_AFTER_HALT} (outcome: ${outcome.decision})` : null,
+      note: late ? `${SETTLED_AFTER_HALT} (outcome: ${outcome.decision})` : (outcome.note ?? null),
     },
     run,
     open.seq,

@@ -51,6 +51,7 @@ export function toolResult(d: Decision): CallToolResult {
       budget: body.budget,
       cache: d.cache,
       replayed: d.replayed,
+      ...(body.guard === undefined ? {} : { guard: body.guard }),
     },
   };
   if (d.status === 202) return pendingResult(body, d.retryAfterS, meta);
