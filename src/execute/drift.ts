@@ -10,6 +10,7 @@
 
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
 import type { McpUpstream, ToolContract } from "../core/contract.ts";
+import { callHeaders } from "./pin-check.ts";
 
 /** KV key prefix of drift records. */
 export const DRIFT_PREFIX = "drift:";
@@ -30,7 +31,7 @@ export interface DriftRecord {
 type McpContract = ToolContract & { upstream: McpUpstream };
 
 /** The hash the import pins, computed the same way: RFC 8785, then SHA-256. */
-async function listedHash(tool: {
+export async function listedHash(tool: {
   description?: string;
   inputSchema: unknown;
   outputSchema?: unknown;
@@ -63,7 +64,10 @@ export async function checkDrift(
     if (first === undefined) continue;
     // Loaded here, not at startup (see execute.ts).
     const { listMcpTools } = await import("./mcp.ts");
-    const listed = await listMcpTools(first.upstream, env).catch(() => null);
+    // The check connects as a call does (src/execute/pin-check.ts): a server cannot tell it
+    // apart by its headers and show it another listing.
+    const who = { tenant: "default", runId: `run-${crypto.randomUUID()}` };
+    const listed = await listMcpTools(first.upstream, env, callHeaders(who)).catch(() => null);
     if (listed === null) continue;
     const byName = new Map(listed.map((t) => [t.name, t]));
     for (const c of tools) {

@@ -19,6 +19,7 @@ import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
 import { driftOf } from "./drift.ts";
 import { allTools } from "./mcp-list.ts";
+import { callHeaders } from "./pin-check.ts";
 
 /** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
 export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
@@ -98,7 +99,7 @@ export async function callMcp(
     }
   }
   const bound = new Bound(ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
-  const headers = { "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId };
+  const headers = callHeaders(ctx);
   const client = await bound
     .race(connect(upstream, ctx.env, ctx.signal, headers, bound))
     .catch((e: unknown) => e);
@@ -131,10 +132,18 @@ export async function callMcp(
   }
 }
 
-/** Every tool the server of `upstream` lists now (for the drift check). */
-export async function listMcpTools(upstream: McpUpstream, env: Env): Promise<Tool[]> {
+/**
+ * Every tool the server of `upstream` lists now, asked with `headers` as a call sends them
+ * (the drift check, the pin check at call time).
+ */
+export async function listMcpTools(
+  upstream: McpUpstream,
+  env: Env,
+  headers: Record<string, string>,
+): Promise<Tool[]> {
   const bound = new Bound(DEFAULT_ANSWER_MAX_BYTES);
-  const client = await connect(upstream, env, AbortSignal.timeout(LIST_TIMEOUT_MS), {}, bound);
+  const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
+  const client = await connect(upstream, env, signal, headers, bound);
   try {
     return await bound.race(allTools(client));
   } finally {

@@ -15,6 +15,7 @@ import type { Result } from "../core/result.ts";
 import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
+import { pinnedNow } from "../execute/pin-check.ts";
 import { mutationKey } from "../ledger/keys.ts";
 import type {
   BudgetView,
@@ -89,7 +90,12 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const kept = keptText(c.get("fence"), input.received ?? text, gated, digest);
   const evidence = evidenceOf(contentType, kept);
   // A call the gate passed to a tool whose upstream is not configured is refused like its own.
-  const checked = gated.ok ? configured(gated.value, c.env) : gated;
+  const reachable = gated.ok ? configured(gated.value, c.env) : gated;
+  // An MCP tool no longer listed as pinned is refused before the cache is consulted.
+  const onDrift = c.get("fence").policy.on_drift;
+  const checked = reachable.ok
+    ? await pinnedNow(reachable.value, c.env, { ...ref, onDrift })
+    : reachable;
   if (!checked.ok) {
     const { refusal, tool, form, key } = checked.error;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
