@@ -5,6 +5,10 @@ import { describe, expect, it } from "vitest";
 import { FENCE } from "../demo/fence.ts";
 import { buildApp } from "../src/app.ts";
 import { DECISION_TABLE, type Reason } from "../src/core/reasons.ts";
+import { ApprovalSchema } from "../src/core/shapes/approval.ts";
+import { EscalationSchema } from "../src/core/shapes/audit.ts";
+import { CallResultSchema, PendingSchema, ProblemSchema } from "../src/core/shapes/decision.ts";
+import { HaltViewSchema, RunViewSchema } from "../src/core/shapes/run.ts";
 import { OAUTH_PATHS } from "../src/http/openapi-oauth-routes.ts";
 import * as approvals from "../src/http/wire-approvals.ts";
 import * as wire from "../src/http/wire-schemas.ts";
@@ -73,6 +77,18 @@ describe("GET /openapi.json", () => {
     expect(new Set(problem.properties.decision?.enum)).toEqual(decisions);
   });
 
+  it("names in the X-Cache header every way a read is served, a memory hit included", async () => {
+    const { doc } = await fetchDocument();
+    const headers = (doc.components as { headers: Record<string, { schema: { enum: string[] } }> })
+      .headers;
+    const run = newRun("openapi");
+    const read = { tool: "get_ticket", args: { ticket_id: await seedTicket() } };
+    const served = [];
+    for (const _ of [1, 2]) served.push((await propose(run, read)).headers.get("X-Cache"));
+    expect(served).toEqual(["miss", "hit-memory"]);
+    for (const value of served) expect(headers["X-Cache"]?.schema.enum).toContain(value);
+  });
+
   it("lists under each problem status only reasons the table answers with that status", async () => {
     const { doc } = await fetchDocument();
     const calls = operations(doc).get("POST /v1/runs/{run_id}/calls") as Operation;
@@ -97,33 +113,33 @@ describe("the wire schemas the document is generated from", () => {
     const run = newRun("openapi");
     const opened = await put(`/v1/runs/${run}`, { max_mutations: 3 });
     expect(opened.status).toBe(201);
-    v.parse(wire.RunViewSchema, await json(opened));
+    v.parse(RunViewSchema, await json(opened));
     const ticket = await seedTicket();
     const call = ticketCall("add_comment", { ticket_id: ticket, body: "x" }, "k-openapi-0001");
-    v.parse(wire.CallResultSchema, await json(await propose(run, call)));
+    v.parse(CallResultSchema, await json(await propose(run, call)));
     const replay = await json(await propose(run, call));
-    expect(v.parse(wire.CallResultSchema, replay).decision).toBe("replayed");
+    expect(v.parse(CallResultSchema, replay).decision).toBe("replayed");
     const refused = await propose(run, { tool: "no_such_tool", args: {} });
-    expect(v.parse(wire.ProblemSchema, await json(refused)).reason).toBe("unknown_tool");
-    v.parse(wire.RunViewSchema, await json(await get(`/v1/runs/${run}`)));
+    expect(v.parse(ProblemSchema, await json(refused)).reason).toBe("unknown_tool");
+    v.parse(RunViewSchema, await json(await get(`/v1/runs/${run}`)));
     const audit = v.parse(wire.AuditPageSchema, await json(await get(`/v1/runs/${run}/audit`)));
     expect(audit.entries.length).toBeGreaterThan(0);
     v.parse(wire.EscalationsPageSchema, await json(await get(`/v1/runs/${run}/escalations`)));
     v.parse(wire.CatalogueSchema, await json(await get("/v1/tools")));
-    v.parse(wire.HaltViewSchema, await json(await post(`/v1/runs/${run}/halt`)));
+    v.parse(HaltViewSchema, await json(await post(`/v1/runs/${run}/halt`)));
   });
 
   it("accept the approval, escalation and audit key answers", async () => {
     const run = newRun("openapi");
     const waiting = await propose(run, urgentTicket("k-openapi-urgent-1"));
     expect(waiting.status).toBe(202);
-    const pending = v.parse(wire.ProblemSchema, await json(waiting));
+    const pending = v.parse(PendingSchema, await json(waiting));
     expect(pending.decision).toBe("needs_approval");
-    const id = pending.approval_id ?? "";
+    const id = pending.approval_id;
     v.parse(approvals.RunApprovalsSchema, await json(await get(`/v1/runs/${run}/approvals`)));
     v.parse(approvals.TenantApprovalsSchema, await json(await get("/v1/approvals")));
     const decided = await postJson(`/v1/runs/${run}/approvals/${id}`, { decision: "approve" });
-    expect(v.parse(approvals.ApprovalSchema, await json(decided)).status).toBe("approved");
+    expect(v.parse(ApprovalSchema, await json(decided)).status).toBe("approved");
     // A comment on a ticket the desk never had: the tool rejects it, an escalation.
     const missing = { ticket_id: `T-${crypto.randomUUID()}`, body: "x" };
     expect((await propose(run, ticketCall("add_comment", missing, "k-openapi-esc-1"))).status).toBe(
@@ -134,9 +150,7 @@ describe("the wire schemas the document is generated from", () => {
     const resolved = await postJson(`/v1/runs/${run}/escalations/${open?.seq}`, {
       resolution: "closed",
     });
-    expect(v.parse(wire.EscalationSchema, await json(resolved)).resolution?.resolution).toBe(
-      "closed",
-    );
+    expect(v.parse(EscalationSchema, await json(resolved)).resolution?.resolution).toBe("closed");
     // From this machine, the development signing key is published (src/http/audit-keys.ts).
     const keys = await exports.default.fetch("http://localhost/.well-known/toolfence-audit-keys", {
       headers: { "CF-Connecting-IP": "127.0.0.1" },

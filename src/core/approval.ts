@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { canonicalize, sha256Hex } from "./canonical.ts";
 import { type Refusal, refuse } from "./reasons.ts";
+import type { ApprovalStatus } from "./shapes/approval.ts";
 
 const RuleName = v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,64}$/));
 const ArgName = v.pipe(v.string(), v.minLength(1));
@@ -81,7 +82,7 @@ export function askingRule(
 }
 
 /** Where an approval stands. */
-export type ApprovalStatus = "pending" | "approved" | "denied" | "consumed" | "expired";
+export type { ApprovalStatus };
 
 /** The stored approval a call's tool, fingerprint and idempotency key last asked for. */
 export interface ApprovalState {

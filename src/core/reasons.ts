@@ -3,6 +3,7 @@
  * the decision it tells the agent to take. The HTTP edge maps reasons through
  * this one table; nothing else picks a status.
  */
+import type { ContractIssue } from "./shapes/decision.ts";
 
 /** What the agent should do next. */
 export type Verdict = "block" | "retry" | "escalate" | "needs_approval";
@@ -222,16 +223,7 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
 };
 
 /** One way a value broke its contract, shaped so a model can re-plan. */
-export interface ContractIssue {
-  /** Dotted path to the offending value, `""` for the payload itself. */
-  path: string;
-  /** What is wrong, in plain words. */
-  message: string;
-  /** What the contract expects there. */
-  expected: string | null;
-  /** What was received there. */
-  received: string;
-}
+export type { ContractIssue };
 
 /** A refusal as data: a reason from the table plus what the agent needs to act. */
 export interface Refusal {

@@ -8,6 +8,8 @@ import type { ApprovalStatus } from "../core/approval.ts";
 import { parseStrictJson } from "../core/json.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { type Approval, ApprovalStatusSchema } from "../core/shapes/approval.ts";
+import { ResolutionKindSchema } from "../core/shapes/audit.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -22,13 +24,7 @@ import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 import { ledgerOf, unseen } from "./runs.ts";
 
-const STATUSES: readonly ApprovalStatus[] = [
-  "pending",
-  "approved",
-  "denied",
-  "consumed",
-  "expired",
-];
+const STATUSES: readonly ApprovalStatus[] = ApprovalStatusSchema.options;
 /** Approval ids as the ledger makes them. */
 export const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 /** An operator's note on a decision or a resolution. */
@@ -42,7 +38,7 @@ export const DecisionSchema = v.strictObject({
 
 /** `POST /v1/runs/{id}/escalations/{seq}`. */
 export const ResolutionSchema = v.strictObject({
-  resolution: v.picklist(["retry_allowed", "closed"]),
+  resolution: ResolutionKindSchema,
   note: Note,
 });
 
@@ -124,7 +120,7 @@ export async function applyDecision(
 }
 
 /** An approval as operators read it: its arguments as JSON, not JSON text. */
-function published(a: ApprovalView): Omit<ApprovalView, "args"> & { args: unknown } {
+function published(a: ApprovalView): Approval {
   return { ...a, args: JSON.parse(a.args) as unknown };
 }
 

@@ -1,11 +1,16 @@
 /**
  * The reusable parts of the OpenAPI document: the bearer scheme, the shared parameters and
  * headers, and every wire schema converted to JSON Schema 2020-12 (the dialect of OpenAPI
- * 3.1) from the valibot schemas in `wire-schemas.ts` and the enforcing `LimitOverrideSchema`.
+ * 3.1) from the valibot schemas: the shapes of `src/core/shapes/`, the request bodies and
+ * pages of `wire-schemas.ts` and `wire-approvals.ts`, and the enforcing `LimitOverrideSchema`.
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { LimitOverrideSchema } from "../core/limits.ts";
+import { ApprovalSchema } from "../core/shapes/approval.ts";
+import { AuditEntrySchema, CacheStatusSchema, EscalationSchema } from "../core/shapes/audit.ts";
+import { CallResultSchema, PendingSchema, ProblemSchema } from "../core/shapes/decision.ts";
+import { HaltViewSchema, RunViewSchema } from "../core/shapes/run.ts";
 import { DecisionSchema, ResolutionSchema } from "./approvals.ts";
 import { RUN_ID } from "./runs.ts";
 import * as approvals from "./wire-approvals.ts";
@@ -83,7 +88,7 @@ export function components(): Json {
       },
     },
     headers: {
-      "X-Cache": text("How a read was served.", { enum: ["hit-edge", "hit-kv", "miss", "bypass"] }),
+      "X-Cache": text("How a read was served.", schemaOf(CacheStatusSchema)),
       Replayed: text("`true` when the answer is the stored answer of the same key.", {
         const: "true",
       }),
@@ -96,19 +101,20 @@ export function components(): Json {
       OpenAiToolCall: schemaOf(wire.OpenAiCallSchema),
       AnthropicToolUse: schemaOf(wire.AnthropicCallSchema),
       LimitOverride: schemaOf(LimitOverrideSchema),
-      CallResult: schemaOf(wire.CallResultSchema),
-      RunView: schemaOf(wire.RunViewSchema),
-      HaltView: schemaOf(wire.HaltViewSchema),
-      AuditEntry: schemaOf(wire.AuditEntrySchema),
+      CallResult: schemaOf(CallResultSchema),
+      RunView: schemaOf(RunViewSchema),
+      HaltView: schemaOf(HaltViewSchema),
+      AuditEntry: schemaOf(AuditEntrySchema),
       AuditPage: schemaOf(wire.AuditPageSchema),
       EscalationsPage: schemaOf(wire.EscalationsPageSchema),
       Catalogue: schemaOf(wire.CatalogueSchema),
       Health: schemaOf(wire.HealthSchema),
-      Problem: schemaOf(wire.ProblemSchema),
-      Escalation: schemaOf(wire.EscalationSchema),
+      Problem: schemaOf(ProblemSchema),
+      Pending: schemaOf(PendingSchema),
+      Escalation: schemaOf(EscalationSchema),
       Resolution: schemaOf(ResolutionSchema),
       Decision: schemaOf(DecisionSchema),
-      Approval: schemaOf(approvals.ApprovalSchema),
+      Approval: schemaOf(ApprovalSchema),
       TenantApprovals: schemaOf(approvals.TenantApprovalsSchema),
       RunApprovals: schemaOf(approvals.RunApprovalsSchema),
       AuditKeys: schemaOf(approvals.AuditKeysSchema),

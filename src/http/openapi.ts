@@ -23,8 +23,9 @@ function problems(reasons: readonly Reason[]): Record<string, Json> {
   }
   const out: Record<string, Json> = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const narrowed = { allOf: [ref("Problem"), { properties: { reason: { enum: list } } }] };
     // A call waiting for a person is accepted (202), so its problem shape is sent as JSON.
+    const shape = status < 400 ? ref("Pending") : ref("Problem");
+    const narrowed = { allOf: [shape, { properties: { reason: { enum: list } } }] };
     const media = status < 400 ? "application/json" : PROBLEM_TYPE;
     const headers: Json = {};
     if (status === 202 || status === 429) headers["Retry-After"] = header("Retry-After");

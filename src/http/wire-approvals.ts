@@ -1,44 +1,16 @@
 /**
- * The wire shapes of the approval and escalation routes and of the audit keys, as valibot
- * schemas for the OpenAPI document (see `wire-schemas.ts` for why they are schemas).
+ * The wire shapes of the approval routes' lists and of the audit keys, as valibot schemas for
+ * the OpenAPI document (see `wire-schemas.ts` for why they are schemas). An approval itself
+ * is defined in `src/core/shapes/approval.ts`.
  */
 import * as v from "valibot";
+import {
+  ApprovalIndexEntrySchema,
+  ApprovalSchema,
+  ApprovalStatusSchema,
+} from "../core/shapes/approval.ts";
 
-const Timestamp = v.pipe(v.string(), v.isoTimestamp());
-const Status = v.picklist(["pending", "approved", "denied", "consumed", "expired"]);
-const StatusFilter = v.picklist(["pending", "approved", "denied", "consumed", "expired", "all"]);
-
-/** An approval as the tenant's index lists it. */
-const ApprovalIndexEntrySchema = v.strictObject({
-  approval_id: v.string(),
-  run_id: v.string(),
-  tool: v.string(),
-  rule: v.string(),
-  status: Status,
-  requested_at: Timestamp,
-  expires_at: Timestamp,
-});
-
-/** An approval as operators read it, with what its grant binds. */
-export const ApprovalSchema = v.strictObject({
-  ...ApprovalIndexEntrySchema.entries,
-  args: v.pipe(v.unknown(), v.description("The validated arguments the grant is bound to.")),
-  fingerprint: v.pipe(
-    v.string(),
-    v.description(
-      "SHA-256 of the canonical call, sensitive arguments redacted: the grant admits only this payload.",
-    ),
-  ),
-  policy_version: v.string(),
-  idempotency_key: v.pipe(
-    v.nullable(v.string()),
-    v.description("The call's idempotency key: the grant admits only a call with this key."),
-  ),
-  decided_at: v.nullable(Timestamp),
-  decided_by: v.nullable(v.string()),
-  note: v.nullable(v.string()),
-  consumed_by_call: v.nullable(v.string()),
-});
+const StatusFilter = v.picklist([...ApprovalStatusSchema.options, "all"]);
 
 /** `GET /v1/approvals`. */
 export const TenantApprovalsSchema = v.strictObject({

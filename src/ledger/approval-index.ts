@@ -6,24 +6,10 @@
  * run, never ahead of it: the run's list is the authority.
  */
 import type { ApprovalStatus } from "../core/approval.ts";
+import type { ApprovalIndexEntry } from "../core/shapes/approval.ts";
 
 /** One approval as the tenant's index lists it. */
-export interface ApprovalIndexEntry {
-  /** The approval's id. */
-  approval_id: string;
-  /** The run it belongs to. */
-  run_id: string;
-  /** The tool the call would run. */
-  tool: string;
-  /** The rule that asked. */
-  rule: string;
-  /** Where it stands, as last noted (a pending one past `expires_at` reads as expired). */
-  status: ApprovalStatus;
-  /** When it was asked (ISO 8601). */
-  requested_at: string;
-  /** When it expires unless decided (ISO 8601). */
-  expires_at: string;
-}
+export type { ApprovalIndexEntry };
 
 interface IndexRow {
   [column: string]: SqlStorageValue;

@@ -1,10 +1,19 @@
 /**
  * The RunLedger's and TenantLedger's RPC protocol: what the worker sends and what it gets back.
+ * What the API publishes of a run (its budget, status, audit entries) is inferred from the
+ * wire shapes of `src/core/shapes/`, so the ledger and the wire cannot drift apart.
  */
 import type { Charge, Proposal } from "../core/admission.ts";
 import type { Effect } from "../core/contract.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
+import type { CacheStatus } from "../core/shapes/audit.ts";
+import type { Budget } from "../core/shapes/budget.ts";
+import type { RunView } from "../core/shapes/run.ts";
 import type { ApprovalTicket } from "./approval-types.ts";
+
+export type { AuditDecision, AuditEntry, CacheStatus } from "../core/shapes/audit.ts";
+export type { Counter } from "../core/shapes/budget.ts";
+export type { LimitsView, RunView } from "../core/shapes/run.ts";
 
 /** Which run a ledger call is about; the object's name is `${tenant}/${runId}`. */
 export interface RunRef {
@@ -25,44 +34,8 @@ export interface RunRef {
   local?: boolean;
 }
 
-/** How a result was served with respect to the cache (`X-Cache`). */
-export type CacheStatus = "hit-memory" | "hit-edge" | "hit-kv" | "miss" | "bypass";
-
-/**
- * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
- * its worker never settled it within its lease (see src/ledger/abandon.ts).
- */
-export type AuditDecision =
-  | "applied"
-  | "replayed"
-  | "cached"
-  | "pending"
-  | "abandoned"
-  | "approval_requested"
-  | "approved"
-  | "denied"
-  | "escalation_retry_allowed"
-  | "escalation_closed"
-  | "halted"
-  | Verdict;
-
-/** Used and limit of one budget counter. */
-export interface Counter {
-  /** Charged so far. */
-  used: number;
-  /** The most the run may use. */
-  limit: number;
-  /** What is left (never negative). */
-  left: number;
-}
-
 /** The run's side-effect budget as published in every answer. */
-export interface BudgetView {
-  /** Mutations applied, one per idempotency key. */
-  mutations: Counter;
-  /** Calls that reached a paid tool (cache hits are free). */
-  paid_calls: Counter;
-}
+export type BudgetView = Budget;
 
 /** The request as received, kept in the audit so it can be replayed. */
 export interface Evidence {
@@ -186,32 +159,6 @@ export interface Withdrawal
   refusal: Refusal;
 }
 
-/** A run's status, `GET /v1/runs/{id}`. */
-export interface RunView {
-  /** Run id. */
-  run_id: string;
-  /** `open`, `halted` (kill switch) or `expired` (deadline passed). */
-  status: "open" | "halted" | "expired";
-  /** When the run was first seen. */
-  created_at: string;
-  /** When the run stops admitting calls. */
-  deadline_at: string;
-  /** When it was halted, if it was. */
-  halted_at: string | null;
-  /** Why it was halted, if it was. */
-  halt_reason: string | null;
-  /** The budget, used and left. */
-  budget: BudgetView;
-  /** The run's effective limits: the policy's, tightened for its tenant and when opened. */
-  limits: LimitsView;
-  /** Calls charged per tool (a replay or a cache hit is not charged). */
-  tool_calls: Record<string, number>;
-  /** How many audit entries carry each decision. */
-  decisions: Record<string, number>;
-  /** Refusals counted by reason, not appended, once the log held its entry cap. */
-  refusals_counted: Record<string, number>;
-}
-
 /** A run's status, when it last recorded a call and what waits: a row of the console's run list. */
 export interface RunSummary extends RunView {
   /** When the run's newest audit entry was recorded (its creation when it has none). */
@@ -220,20 +167,6 @@ export interface RunSummary extends RunView {
   open_escalations: number;
   /** Approvals waiting for an operator's decision (and not yet expired). */
   pending_approvals: number;
-}
-
-/** A run's effective limits, in the shape `PUT /v1/runs/{id}` accepts them. */
-export interface LimitsView {
-  /** Tools the run may call. */
-  allowed_tools: string[];
-  /** Most mutations the run may apply. */
-  max_mutations: number;
-  /** Most paid calls the run may make. */
-  max_paid_calls: number;
-  /** How long after its creation the run admits calls. */
-  deadline_ms: number;
-  /** Per-tool caps; a tool not listed is capped by the budget alone. */
-  tools: Record<string, { max_calls_per_run: number }>;
 }
 
 /** What `open` answers: the run, or why its limits were refused. */
@@ -265,53 +198,3 @@ export interface TargetClaim {
 
 /** The TenantLedger's answer: the claim is held (`fresh` when this call made it), or refused. */
 export type ClaimAnswer = { kind: "held"; fresh: boolean } | { kind: "refuse"; refusal: Refusal };
-
-/** One audit log entry, as published. */
-export interface AuditEntry {
-  /** Position in the run's log, strictly increasing. */
-  seq: number;
-  /** Unique id of the call. */
-  call_id: string;
-  /** When the call was received. */
-  at: string;
-  /** Tool name, when it could be read. */
-  tool: string | null;
-  /** Body form, when it could be read. */
-  form: string | null;
-  /** The decision. */
-  decision: AuditDecision;
-  /** Reason code, for a refusal or failure. */
-  reason: Reason | null;
-  /** HTTP status of the answer. */
-  status: number | null;
-  /** The idempotency key. */
-  idempotency_key: string | null;
-  /** SHA-256 of the canonical call, once it passed the gate. */
-  fingerprint: string | null;
-  /** Cache status, for reads. */
-  cache: CacheStatus | null;
-  /** Wall-clock ms the call took, once settled. */
-  duration_ms: number | null;
-  /** Budget after the decision. */
-  budget_after: { mutations: number; paid_calls: number };
-  /** Content-Type as sent. */
-  content_type: string | null;
-  /** Body as sent, capped. */
-  payload: string;
-  /** Whether the payload was cut at the cap. */
-  payload_truncated: boolean;
-  /** The approval this entry asks for, decides or uses. */
-  approval_id: string | null;
-  /** Who acted, for an operator's entry. */
-  actor: string | null;
-  /** The operator's note. */
-  note: string | null;
-  /** The escalation (its `seq`) this entry resolves. */
-  resolves: number | null;
-  /** For an outcome entry: the seq of the admitted call's entry it settles. */
-  of: number | null;
-  /** The previous entry's hash (the run's genesis for the first entry). */
-  prev: string;
-  /** SHA-256 of this entry's RFC 8785 form without `hash` (docs/audit.md). */
-  hash: string;
-}

@@ -1,0 +1,101 @@
+/**
+ * One audit entry as the API publishes it (a line of the NDJSON form), and an escalated call
+ * with its resolution: the ledger's views, the OpenAPI components and the client's types are
+ * inferred from these schemas.
+ */
+import * as v from "valibot";
+import { REASONS, VERDICTS } from "./decision.ts";
+import { Count, described, Timestamp } from "./scalars.ts";
+
+/** How a result was served with respect to the cache (`X-Cache`). */
+export const CacheStatusSchema = v.picklist(["hit-memory", "hit-edge", "hit-kv", "miss", "bypass"]);
+
+/** How a result was served with respect to the cache (`X-Cache`). */
+export type CacheStatus = v.InferOutput<typeof CacheStatusSchema>;
+
+/**
+ * Every decision an audit entry can carry; `pending` while the tool runs, `abandoned` when
+ * its worker never settled it within its lease.
+ */
+export const AuditDecisionSchema = v.picklist([
+  "applied",
+  "replayed",
+  "cached",
+  "pending",
+  "abandoned",
+  "approval_requested",
+  "approved",
+  "denied",
+  "escalation_retry_allowed",
+  "escalation_closed",
+  "halted",
+  ...VERDICTS,
+]);
+
+/** Every decision an audit entry can carry. */
+export type AuditDecision = v.InferOutput<typeof AuditDecisionSchema>;
+
+/** One audit entry, as published. */
+export const AuditEntrySchema = v.strictObject({
+  seq: described(Count, "Position in the run's log, strictly increasing."),
+  call_id: v.string(),
+  at: described(Timestamp, "When the call was received."),
+  tool: v.nullable(v.string()),
+  form: v.nullable(v.string()),
+  decision: AuditDecisionSchema,
+  reason: v.nullable(v.picklist(REASONS)),
+  status: described(v.nullable(v.pipe(v.number(), v.integer())), "HTTP status of the answer."),
+  idempotency_key: v.nullable(v.string()),
+  fingerprint: described(
+    v.nullable(v.string()),
+    "SHA-256 of the canonical call, once it passed the gate.",
+  ),
+  cache: v.nullable(CacheStatusSchema),
+  duration_ms: described(v.nullable(Count), "Wall-clock ms the call took, once settled."),
+  budget_after: v.strictObject({ mutations: Count, paid_calls: Count }),
+  content_type: v.nullable(v.string()),
+  payload: described(v.string(), "The body as sent, capped."),
+  payload_truncated: v.boolean(),
+  approval_id: described(
+    v.nullable(v.string()),
+    "The approval this entry asks for, decides or uses.",
+  ),
+  actor: described(v.nullable(v.string()), "Who acted, for an operator's entry."),
+  note: described(v.nullable(v.string()), "The operator's note."),
+  resolves: described(v.nullable(Count), "The escalation (its seq) this entry resolves."),
+  of: described(
+    v.nullable(Count),
+    "For an outcome entry: the seq of the admitted call's entry it settles.",
+  ),
+  prev: described(v.string(), "The previous entry's hash (docs/audit.md)."),
+  hash: described(v.string(), "SHA-256 hex of this entry's RFC 8785 form without `hash`."),
+});
+
+/** One audit entry, as published. */
+export type AuditEntry = v.InferOutput<typeof AuditEntrySchema>;
+
+/** How an operator closes an escalation: the same key may run again once, or never. */
+export const ResolutionKindSchema = v.picklist(["retry_allowed", "closed"]);
+
+/** How an operator closes an escalation: the same key may run again once, or never. */
+export type ResolutionKind = v.InferOutput<typeof ResolutionKindSchema>;
+
+/** An escalation's resolution, once an operator gave one. */
+export const ResolutionViewSchema = v.strictObject({
+  resolution: ResolutionKindSchema,
+  note: v.nullable(v.string()),
+  actor: v.string(),
+  resolved_at: Timestamp,
+});
+
+/** An escalation's resolution, once an operator gave one. */
+export type ResolutionView = v.InferOutput<typeof ResolutionViewSchema>;
+
+/** An escalated call and how an operator resolved it (null while open). */
+export const EscalationSchema = v.strictObject({
+  ...AuditEntrySchema.entries,
+  resolution: v.nullable(ResolutionViewSchema),
+});
+
+/** An escalated call and how an operator resolved it (null while open). */
+export type Escalation = v.InferOutput<typeof EscalationSchema>;
