@@ -2,7 +2,9 @@
  * `toolfence/client`: a typed client of the fence's REST API. No runtime dependency but
  * `fetch` (and Web Crypto for intent keys): it runs in Node, browsers, Workers and Deno.
  */
-import type { CallOutcome, ToolArgs, ToolName } from "./types.ts";
+import type { LimitOverride } from "../src/core/limits.ts";
+import type { AuditPage } from "../src/core/shapes/audit.ts";
+import type { CallOutcome, HaltView, Problem, RunView, ToolArgs, ToolName } from "./types.ts";
 
 export type * from "./types.ts";
 
@@ -123,10 +125,10 @@ function runClient(runId: string, send: Send, json: Json) {
       }
     },
     /** The run's status: budget, deadline, limits, counts per decision. */
-    status: async () => json<Record<string, unknown>>(await send(path)),
+    status: async () => json<RunView | Problem>(await send(path)),
     /** One page of the audit log (operator keys). */
     audit: async (page: { after?: number; limit?: number } = {}) =>
-      json<{ entries: Record<string, unknown>[]; next_after: number | null }>(
+      json<AuditPage | Problem>(
         await send(`${path}/audit?after=${page.after ?? 0}&limit=${page.limit ?? 100}`),
       ),
     /** One page of the audit log as NDJSON text (operator keys). */
@@ -138,12 +140,12 @@ function runClient(runId: string, send: Send, json: Json) {
       ).text(),
     /** The kill switch (operator keys): every later call of the run is refused. */
     halt: async (reason: string) =>
-      json<Record<string, unknown>>(
+      json<HaltView | Problem>(
         await send(`${path}/halt?reason=${encodeURIComponent(reason)}`, { method: "POST" }),
       ),
     /** Open the run with tighter limits, or tighten them (the opener or an operator). */
-    limits: async (limits: Record<string, unknown>) =>
-      json<Record<string, unknown>>(
+    limits: async (limits: LimitOverride) =>
+      json<RunView | Problem>(
         await send(path, {
           method: "PUT",
           headers: { "Content-Type": "application/json" },

@@ -6,7 +6,7 @@ import { FENCE } from "../demo/fence.ts";
 import { buildApp } from "../src/app.ts";
 import { DECISION_TABLE, type Reason } from "../src/core/reasons.ts";
 import { ApprovalSchema } from "../src/core/shapes/approval.ts";
-import { EscalationSchema } from "../src/core/shapes/audit.ts";
+import { AuditPageSchema, EscalationSchema } from "../src/core/shapes/audit.ts";
 import { CallResultSchema, PendingSchema, ProblemSchema } from "../src/core/shapes/decision.ts";
 import { HaltViewSchema, RunViewSchema } from "../src/core/shapes/run.ts";
 import { OAUTH_PATHS } from "../src/http/openapi-oauth-routes.ts";
@@ -122,7 +122,7 @@ describe("the wire schemas the document is generated from", () => {
     const refused = await propose(run, { tool: "no_such_tool", args: {} });
     expect(v.parse(ProblemSchema, await json(refused)).reason).toBe("unknown_tool");
     v.parse(RunViewSchema, await json(await get(`/v1/runs/${run}`)));
-    const audit = v.parse(wire.AuditPageSchema, await json(await get(`/v1/runs/${run}/audit`)));
+    const audit = v.parse(AuditPageSchema, await json(await get(`/v1/runs/${run}/audit`)));
     expect(audit.entries.length).toBeGreaterThan(0);
     v.parse(wire.EscalationsPageSchema, await json(await get(`/v1/runs/${run}/escalations`)));
     v.parse(wire.CatalogueSchema, await json(await get("/v1/tools")));

@@ -8,7 +8,12 @@ import { toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
 import { LimitOverrideSchema } from "../core/limits.ts";
 import { ApprovalSchema } from "../core/shapes/approval.ts";
-import { AuditEntrySchema, CacheStatusSchema, EscalationSchema } from "../core/shapes/audit.ts";
+import {
+  AuditEntrySchema,
+  AuditPageSchema,
+  CacheStatusSchema,
+  EscalationSchema,
+} from "../core/shapes/audit.ts";
 import { CallResultSchema, PendingSchema, ProblemSchema } from "../core/shapes/decision.ts";
 import { HaltViewSchema, RunViewSchema } from "../core/shapes/run.ts";
 import { DecisionSchema, ResolutionSchema } from "./approvals.ts";
@@ -105,7 +110,7 @@ export function components(): Json {
       RunView: schemaOf(RunViewSchema),
       HaltView: schemaOf(HaltViewSchema),
       AuditEntry: schemaOf(AuditEntrySchema),
-      AuditPage: schemaOf(wire.AuditPageSchema),
+      AuditPage: schemaOf(AuditPageSchema),
       EscalationsPage: schemaOf(wire.EscalationsPageSchema),
       Catalogue: schemaOf(wire.CatalogueSchema),
       Health: schemaOf(wire.HealthSchema),

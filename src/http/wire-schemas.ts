@@ -7,7 +7,7 @@
  */
 import * as v from "valibot";
 import { KEY_PATTERN } from "../core/body.ts";
-import { AuditEntrySchema, EscalationSchema } from "../core/shapes/audit.ts";
+import { EscalationSchema, NextAfter } from "../core/shapes/audit.ts";
 import { Count } from "../core/shapes/scalars.ts";
 
 const IdempotencyKey = v.pipe(
@@ -53,18 +53,6 @@ export const AnthropicCallSchema = v.pipe(
   }),
   v.title("AnthropicToolUse"),
 );
-
-const NextAfter = v.pipe(
-  v.nullable(Count),
-  v.description("Pass as `after` for the next page; null on the last page."),
-);
-
-/** A page of the audit log. */
-export const AuditPageSchema = v.strictObject({
-  run_id: v.string(),
-  entries: v.array(AuditEntrySchema),
-  next_after: NextAfter,
-});
 
 /** A page of the calls that need a human. */
 export const EscalationsPageSchema = v.strictObject({

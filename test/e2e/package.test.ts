@@ -129,7 +129,8 @@ describe("the packed client package", () => {
       const audit = await createClient({ url: inject("fenceUrl"), key: "tf_dev_local_key" })
         .run(runId)
         .audit();
-      const notes = audit.entries.map((e) => JSON.parse(String(e.payload)).args.note);
+      if (!("entries" in audit)) throw new Error(`audit refused: ${audit.reason}`);
+      const notes = audit.entries.map((e) => JSON.parse(e.payload).args.note);
       expect(notes).toEqual(["client", "ai", "agents"]);
     });
   }

@@ -1,10 +1,16 @@
+import type * as v from "valibot";
 import { describe, expectTypeOf, it } from "vitest";
 import {
   type CallOutcome,
   createClient,
+  type Problem,
+  type Reason,
   type ToolArgs,
   type ToolName,
 } from "../../client/index.ts";
+import type { AuditPageSchema } from "../../src/core/shapes/audit.ts";
+import type { BudgetSchema } from "../../src/core/shapes/budget.ts";
+import type { HaltViewSchema, RunViewSchema } from "../../src/core/shapes/run.ts";
 
 const run = createClient({
   url: "http://127.0.0.1:1",
@@ -53,9 +59,23 @@ describe("the typed client", () => {
     if (outcome.decision === "applied") {
       expectTypeOf<typeof outcome.result.ticket.status>().toEqualTypeOf<"open" | "closed">();
     }
-    if (outcome.decision === "block") expectTypeOf(outcome.reason).toEqualTypeOf<string>();
+    if (outcome.decision === "block") expectTypeOf(outcome.reason).toEqualTypeOf<Reason>();
     if (outcome.decision === "needs_approval") {
       expectTypeOf(outcome.approval_id).toEqualTypeOf<string>();
     }
+  });
+
+  it("types the run's answers with the fence's own wire schemas", async () => {
+    type Answer<S extends v.GenericSchema> = v.InferOutput<S> | Problem;
+    expectTypeOf(await run.status()).toEqualTypeOf<Answer<typeof RunViewSchema>>();
+    expectTypeOf(await run.halt("done")).toEqualTypeOf<Answer<typeof HaltViewSchema>>();
+    expectTypeOf(await run.audit()).toEqualTypeOf<Answer<typeof AuditPageSchema>>();
+    const outcome = await run.call("noop", {});
+    if (outcome.decision === "applied") {
+      expectTypeOf(outcome.budget).toEqualTypeOf<v.InferOutput<typeof BudgetSchema>>();
+    }
+    await run.limits({ max_mutations: 1, tools: { noop: { max_calls_per_run: 2 } } });
+    // @ts-expect-error: a run's limits take no field the fence does not know
+    await run.limits({ max_mutation: 1 });
   });
 });

@@ -74,6 +74,22 @@ export const AuditEntrySchema = v.strictObject({
 /** One audit entry, as published. */
 export type AuditEntry = v.InferOutput<typeof AuditEntrySchema>;
 
+/** Where the next page of a log starts. */
+export const NextAfter = described(
+  v.nullable(Count),
+  "Pass as `after` for the next page; null on the last page.",
+);
+
+/** A page of the audit log. */
+export const AuditPageSchema = v.strictObject({
+  run_id: v.string(),
+  entries: v.array(AuditEntrySchema),
+  next_after: NextAfter,
+});
+
+/** A page of the audit log. */
+export type AuditPage = v.InferOutput<typeof AuditPageSchema>;
+
 /** How an operator closes an escalation: the same key may run again once, or never. */
 export const ResolutionKindSchema = v.picklist(["retry_allowed", "closed"]);
 
