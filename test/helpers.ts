@@ -5,9 +5,13 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import * as v from "valibot";
 import type { ChainReport } from "../src/core/audit-chain.ts";
 import { sha256Hex } from "../src/core/canonical.ts";
 import { newApiKey, recordName } from "../src/core/keys.ts";
+import { type AuditPage, AuditPageSchema } from "../src/core/shapes/audit.ts";
+import { type LimitsView, type RunView, RunViewSchema } from "../src/core/shapes/run.ts";
+import { ChainReportSchema } from "../src/http/wire-approvals.ts";
 import type { ArchiveAlarm } from "../src/ledger/archive-alarm.ts";
 import type { ArchiveConfig } from "../src/ledger/audit-archive.ts";
 import type { RunLedger } from "../src/ledger/RunLedger.ts";
@@ -29,41 +33,10 @@ export interface CallOptions {
 }
 
 /** A run's effective limits, as `GET /v1/runs/{id}` shows them. */
-export interface RunLimitsView {
-  /** Tools the run may call. */
-  allowed_tools: string[];
-  /** Most mutations. */
-  max_mutations: number;
-  /** Most paid calls. */
-  max_paid_calls: number;
-  /** Deadline after creation, in ms. */
-  deadline_ms: number;
-  /** Per-tool caps. */
-  tools: Record<string, { max_calls_per_run: number }>;
-}
+export type RunLimitsView = LimitsView;
 
 /** Run status as the fence publishes it. */
-export interface RunStatusView {
-  /** `open`, `halted` or `expired`. */
-  status: string;
-  /** When the run was created. */
-  created_at: string;
-  /** When it stops admitting calls. */
-  deadline_at: string;
-  /** Budget used and left. */
-  budget: {
-    mutations: { used: number; limit: number };
-    paid_calls: { used: number; limit: number };
-  };
-  /** The run's effective limits. */
-  limits: RunLimitsView;
-  /** Calls charged per tool. */
-  tool_calls: Record<string, number>;
-  /** Audit entries per decision. */
-  decisions: Record<string, number>;
-  /** Refusals counted by reason once the log held its entry cap. */
-  refusals_counted: Record<string, number>;
-}
+export type RunStatusView = RunView;
 
 /** Someone calling the fence with one key (or none). */
 export interface Caller {
@@ -77,7 +50,7 @@ export interface Caller {
   post(path: string, headers?: Record<string, string>): Promise<Response>;
   /** PUT a JSON body (or a raw string) to a fence route. */
   put(path: string, body: unknown): Promise<Response>;
-  /** The run's status, as this caller sees it. */
+  /** The run's status, as this caller sees it, checked against the wire shape. */
   runStatus(runId: string): Promise<RunStatusView>;
 }
 
@@ -120,7 +93,7 @@ export function caller(key: string | null): Caller {
         headers: { "Content-Type": "application/json" },
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
-    runStatus: async (runId) => json(await self.get(`/v1/runs/${runId}`)),
+    runStatus: async (runId) => answerOf(RunViewSchema, await self.get(`/v1/runs/${runId}`)),
   };
   return self;
 }
@@ -182,6 +155,17 @@ export const put = dev.put;
 /** The parsed JSON body of a response. */
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/**
+ * The JSON body of an answer, parsed with the wire schema the OpenAPI document publishes for
+ * it: a test fails when an answer drifts from its shape.
+ */
+export async function answerOf<S extends v.GenericSchema>(
+  schema: S,
+  response: Response,
+): Promise<v.InferOutput<S>> {
+  return v.parse(schema, await response.json());
 }
 
 /** A ticket call with a key, in the canonical form. */
@@ -278,7 +262,12 @@ export async function editRun(
 
 /** `GET /v1/runs/{run}/audit/verify` as the development key (an operator). */
 export async function verifyAudit(run: string): Promise<ChainReport> {
-  return json<ChainReport>(await get(`/v1/runs/${run}/audit/verify`));
+  return answerOf(ChainReportSchema, await get(`/v1/runs/${run}/audit/verify`));
+}
+
+/** A page of the run's audit log as `who` (the development key by default) reads it. */
+export async function auditPage(run: string, who: Caller = dev, query = ""): Promise<AuditPage> {
+  return answerOf(AuditPageSchema, await who.get(`/v1/runs/${run}/audit${query}`));
 }
 
 /** The demo upstreams, as the demo fence's `DEMO` binding reaches them (test/worker.ts). */

@@ -1,18 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { type CallOptions, get, json, newRun, propose, type RunStatusView } from "./helpers.ts";
-
-interface AuditEntry {
-  seq: number;
-  decision: string;
-  reason: string | null;
-  budget_after: { mutations: number };
-}
+import type { AuditEntry } from "../src/core/shapes/audit.ts";
+import { ProblemSchema } from "../src/core/shapes/decision.ts";
+import {
+  answerOf,
+  auditPage,
+  type CallOptions,
+  get,
+  newRun,
+  propose,
+  type RunStatusView,
+  runStatus,
+} from "./helpers.ts";
 
 /** What the fence holds for a run: its status and its whole audit log. */
 async function ledgerOf(run: string): Promise<{ status: RunStatusView; audit: AuditEntry[] }> {
-  const status = await json<RunStatusView>(await get(`/v1/runs/${run}`));
-  const page = await json<{ entries: AuditEntry[] }>(await get(`/v1/runs/${run}/audit`));
-  return { status, audit: page.entries };
+  return { status: await runStatus(run), audit: (await auditPage(run)).entries };
 }
 
 /** A run with one applied mutation, so a refusal after it has something to leave intact. */
@@ -152,7 +154,7 @@ describe("hostile input", () => {
       const res = await propose(run, body, opts);
       expect(res.status).toBe(status);
       expect(res.headers.get("Content-Type")).toBe("application/problem+json");
-      expect(await json(res)).toMatchObject({ decision: "block", reason });
+      expect(await answerOf(ProblemSchema, res)).toMatchObject({ decision: "block", reason });
       const after = await ledgerOf(run);
       expect(after.audit.slice(0, -1)).toEqual(before.audit);
       expect(after.audit.at(-1)).toMatchObject({
@@ -172,7 +174,7 @@ describe("hostile input", () => {
       const before = await ledgerOf(run);
       const res = await propose(run, noop, opts);
       expect(res.status).toBe(status);
-      expect(await json(res)).toMatchObject({ decision: "block", reason });
+      expect(await answerOf(ProblemSchema, res)).toMatchObject({ decision: "block", reason });
       expect(await ledgerOf(run)).toEqual(before);
     },
   );

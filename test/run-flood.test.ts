@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callerWith, json, newRun, propose, runStatus, ticketCall } from "./helpers.ts";
-
-interface AuditEntry {
-  decision: string;
-  reason: string | null;
-}
+import { auditPage, callerWith, newRun, propose, runStatus, ticketCall } from "./helpers.ts";
 
 function createCall(i: number) {
   return ticketCall(
@@ -40,7 +35,7 @@ describe("a flood of calls for one run", () => {
     expect(answers.every((r) => r.status === 200 || r.status === 429)).toBe(true);
     // Read with a second key of the tenant: the flooding key is itself limited by now.
     const auditor = await callerWith({ role: "operator", tenant: operator.tenant });
-    const page = await json<{ entries: AuditEntry[] }>(await auditor.get(`/v1/runs/${run}/audit`));
+    const page = await auditPage(run, auditor);
     expect(page.entries.every((e) => e.decision === "applied")).toBe(true);
     expect(page.entries).toHaveLength(41 - limited);
   });

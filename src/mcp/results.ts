@@ -6,6 +6,7 @@
  * `structuredContent` (clients validate it against the output schema even on errors).
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { Problem as ProblemDetails } from "../core/shapes/decision.ts";
 import type { Decision } from "../http/decision.ts";
 
 /** The one vendor key under `_meta` that carries the fence's decision. */
@@ -15,11 +16,7 @@ export const FENCE_META = "io.toolfence/fence";
 export const KEY_META = "io.toolfence/idempotency-key";
 
 /** Problem details, as far as the hint needs them. */
-interface Problem {
-  decision: string;
-  reason: string;
-  issues?: { path: string; message: string }[];
-}
+type Problem = Pick<ProblemDetails, "decision" | "reason" | "issues">;
 
 /** What the model should do next, per decision and reason, in one line. */
 function hintOf(p: Problem): string {

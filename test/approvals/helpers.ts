@@ -1,7 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect, vi } from "vitest";
-import { DEV_KEY, json } from "../helpers.ts";
+import { type Pending, PendingSchema } from "../../src/core/shapes/decision.ts";
+import { answerOf, DEV_KEY } from "../helpers.ts";
 
 /** An urgent ticket: the shipped policy's `urgent_ticket` rule asks a person for it. */
 export function urgentTicket(key: string, ticketId = `T-${crypto.randomUUID()}`) {
@@ -37,21 +38,10 @@ export function decide(
   return postJson(`/v1/runs/${run}/approvals/${approvalId}`, { decision, note }, key);
 }
 
-/** The 202 body of a call that waits for a person. */
-export interface Pending {
-  decision: string;
-  reason: string;
-  approval_id: string;
-  expires_at: string;
-  rule: string;
-  call_id: string;
-  retry_after_s: number;
-}
-
-/** Read a 202 answer, failing the test if it is anything else. */
+/** Read a 202 answer, failing the test if it is anything else or drifts from its shape. */
 export async function pendingOf(res: Response): Promise<Pending> {
   if (res.status !== 202) throw new Error(`expected 202, got ${res.status}: ${await res.text()}`);
-  return json<Pending>(res);
+  return answerOf(PendingSchema, res);
 }
 
 /**

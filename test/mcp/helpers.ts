@@ -1,6 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { createHmac } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import * as v from "valibot";
+import { ProblemSchema } from "../../src/core/shapes/decision.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import { addressFor, DEV_KEY } from "../helpers.ts";
 
@@ -39,8 +41,16 @@ export async function mcpClient(
   return client;
 }
 
-/** The text of a tool result's first content block, parsed as JSON. */
-export function firstJson(result: { content?: unknown }): Record<string, unknown> {
+/**
+ * The text of a tool result's first content block, parsed as JSON; a refusal's (`isError`) is
+ * the problem details, checked against the wire shape the REST edge publishes.
+ */
+export function firstJson(result: {
+  content?: unknown;
+  isError?: unknown;
+}): Record<string, unknown> {
   const content = (result.content ?? []) as { type: string; text?: string }[];
-  return JSON.parse(content[0]?.text ?? "null") as Record<string, unknown>;
+  const parsed = JSON.parse(content[0]?.text ?? "null") as Record<string, unknown>;
+  if (result.isError === true) v.parse(ProblemSchema, parsed);
+  return parsed;
 }
