@@ -14,8 +14,10 @@ import { Waiting } from "./waiting.tsx";
 export interface RunPageData {
   /** The run's status and budget. */
   run: RunSummary;
-  /** Its audit entries, oldest first (one page). */
+  /** Its calls, oldest first (one page of audit entries). */
   entries: TimelineEntry[];
+  /** When the page was read (ms since the epoch): how long open calls have been open. */
+  now: number;
   /** The cursor of the next page of entries, or null on the last. */
   nextAfter: number | null;
   /** What the last action did, or why it was refused. */
@@ -78,13 +80,13 @@ export function Summary(props: { run: RunSummary }) {
 }
 
 /** The summary and the timeline's entries alone: the live fragment. */
-export function LiveFragment(props: { run: RunSummary; entries: TimelineEntry[] }) {
+export function LiveFragment(props: { run: RunSummary; entries: TimelineEntry[]; now: number }) {
   return (
     <div>
       <Summary run={props.run} />
       <table>
         {props.entries.map((item) => (
-          <Entry item={item} />
+          <Entry item={item} now={props.now} />
         ))}
       </table>
     </div>
@@ -138,7 +140,7 @@ function LimitsForm(props: { run: RunSummary }) {
 
 /** `GET /console/runs/{id}`. */
 export function RunPage(props: { operator: Operator; data: RunPageData }) {
-  const { run, entries, nextAfter, notice, waiting } = props.data;
+  const { run, entries, nextAfter, notice, waiting, now } = props.data;
   const path = runPath(run);
   const active = run.status === "open" && nextAfter === null;
   return (
@@ -166,7 +168,7 @@ export function RunPage(props: { operator: Operator; data: RunPageData }) {
         <table id="timeline" data-live={active ? `${path}/live` : undefined}>
           <TimelineHead />
           {entries.map((item) => (
-            <Entry item={item} />
+            <Entry item={item} now={now} />
           ))}
         </table>
       </div>

@@ -17,7 +17,7 @@ import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
-import { explain, type ReadOptions } from "./timeline.tsx";
+import { callsOf, explain, type ReadOptions } from "./timeline.tsx";
 
 /** Entries per page of the timeline, and per read of the NDJSON download. */
 const PAGE = 500;
@@ -72,11 +72,14 @@ async function pageData(
   ]);
   if (run === null || page === null) return null;
   const entries = entriesOf(page);
-  const items = await Promise.all(entries.map((e) => explain(read, e)));
+  const items = await Promise.all(
+    callsOf(entries).map(([e, outcome]) => explain(read, e, outcome)),
+  );
   const last = entries.at(-1);
   const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
   const waiting = { approvals: approvals ?? [], escalations };
-  return { run, entries: items, nextAfter, notice, waiting } satisfies RunPageData;
+  const now = Date.now();
+  return { run, entries: items, nextAfter, notice, waiting, now } satisfies RunPageData;
 }
 
 /** A page's entries; an archived segment that cannot be read fails the page, naming it. */
@@ -140,7 +143,7 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
     if (ref === null) return unknownRun(c);
     const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), null);
     if (data === null) return unknownRun(c);
-    return html(<LiveFragment run={data.run} entries={data.entries} />);
+    return html(<LiveFragment run={data.run} entries={data.entries} now={data.now} />);
   });
 
   app.get("/runs/:run_id/audit.ndjson", async (c) => {

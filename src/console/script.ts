@@ -11,9 +11,9 @@ export const CONSOLE_JS = `
   function afterSeq(timeline) {
     const entries = [...timeline.querySelectorAll("tbody[data-seq]")];
     const pending = entries.filter((e) => e.dataset.decision === "pending");
-    const seqs = (pending.length > 0 ? pending : entries).map((e) => Number(e.dataset.seq));
-    if (seqs.length === 0) return 0;
-    return pending.length > 0 ? Math.min(...seqs) - 1 : Math.max(...seqs);
+    if (pending.length > 0) return Math.min(...pending.map((e) => Number(e.dataset.seq))) - 1;
+    const lasts = entries.map((e) => Number(e.dataset.last || e.dataset.seq));
+    return lasts.length === 0 ? 0 : Math.max(...lasts);
   }
 
   async function poll(timeline, status) {

@@ -63,6 +63,7 @@ button.link { border: none; background: none; color: var(--accent); padding: 0; 
 details > summary { cursor: pointer; }
 tr.more td { border-bottom: 1px solid var(--line); padding-top: 0; }
 .live { font-size: 13px; color: var(--muted); }
+.open-for { font-size: 13px; color: var(--muted); }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   th, td { padding: .3rem .35rem; }

@@ -1,19 +1,22 @@
 /**
- * A run's audit log as an incident timeline: one `<tbody>` per entry (so live updates can
- * replace an entry in place when a pending call settles), and for a call with a reason
- * (blocked, to retry, escalated) a fold with why, its issues when the gate finds them, and
- * the payload exactly as the fence received it.
+ * A run's audit log as an incident timeline: one `<tbody>` per call, its proposal and its
+ * outcome on one line (so live updates can replace a call in place when it settles), and for
+ * a call with a reason (blocked, to retry, escalated) a fold with why, its issues when the
+ * gate finds them, and the payload exactly as the fence received it. The audit keeps the two
+ * entries apart; only the page joins them.
  */
 import { gate, keyAsKept } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import type { AuditEntry } from "../ledger/protocol.ts";
-import { DecisionBadge } from "./layout.tsx";
+import { DecisionBadge, utcTime } from "./layout.tsx";
 
-/** An audit entry, with why it was blocked when the gate can tell again. */
+/** A call (or an operator's act): its first entry, its outcome once settled, and why it was blocked. */
 export interface TimelineEntry {
-  /** The entry as the ledger stored it. */
+  /** The entry as the ledger stored it: the proposal of a call, or an entry that stands alone. */
   entry: AuditEntry;
+  /** The entry that settled the call (`of` names `entry`), or null while it is open. */
+  outcome: AuditEntry | null;
   /** The gate's refusal of the stored payload, re-read with the current contracts. */
   refusal: Refusal | null;
 }
@@ -31,8 +34,14 @@ export interface ReadOptions {
  * same pure gate the API runs, on that payload. A call the gate passes was blocked by the
  * run's own rules (budget, halt, caps), which the reason names.
  */
-export async function explain(read: ReadOptions, entry: AuditEntry): Promise<TimelineEntry> {
-  if (entry.decision !== "block" || entry.payload_truncated) return { entry, refusal: null };
+export async function explain(
+  read: ReadOptions,
+  entry: AuditEntry,
+  outcome: AuditEntry | null = null,
+): Promise<TimelineEntry> {
+  if (entry.decision !== "block" || entry.payload_truncated) {
+    return { entry, outcome, refusal: null };
+  }
   const raw = {
     contentType: entry.content_type,
     text: entry.payload,
@@ -41,17 +50,45 @@ export async function explain(read: ReadOptions, entry: AuditEntry): Promise<Tim
   };
   // Only the refusal is read here, never the fingerprint: no digest key is needed.
   const gated = await gate(read.fence, raw, { maxDepth: read.maxDepth }, () => null);
-  return { entry, refusal: gated.ok ? null : gated.error.refusal };
+  return { entry, outcome, refusal: gated.ok ? null : gated.error.refusal };
 }
 
-function time(iso: string): string {
-  return iso.slice(11, 23);
+/**
+ * A page's entries as calls, oldest first: each outcome joined to the proposal it names
+ * (`of`); an outcome whose proposal is on an earlier page stands alone.
+ */
+export function callsOf(entries: readonly AuditEntry[]): [AuditEntry, AuditEntry | null][] {
+  const rows: [AuditEntry, AuditEntry | null][] = [];
+  const bySeq = new Map<number, [AuditEntry, AuditEntry | null]>();
+  for (const entry of entries) {
+    const proposal = entry.of === null ? undefined : bySeq.get(entry.of);
+    if (proposal !== undefined && proposal[1] === null) {
+      proposal[1] = entry;
+      continue;
+    }
+    const row: [AuditEntry, AuditEntry | null] = [entry, null];
+    bySeq.set(entry.seq, row);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** A span of milliseconds in words: `850 ms`, `12 s`, `4 min 5 s`, `2 h 3 min`. */
+export function span(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 === 0 ? `${m} min` : `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
 }
 
 function Why(props: { item: TimelineEntry }) {
-  const { entry, refusal } = props.item;
-  const title = entry.reason === null ? null : DECISION_TABLE[entry.reason].title;
-  const issues = refusal?.reason === entry.reason ? (refusal.issues ?? []) : [];
+  const { entry, outcome, refusal } = props.item;
+  const reason = outcome?.reason ?? entry.reason;
+  const title = reason === null ? null : DECISION_TABLE[reason].title;
+  const issues = refusal?.reason === reason ? (refusal.issues ?? []) : [];
   return (
     <tr class="more">
       <td colspan={10}>
@@ -59,7 +96,7 @@ function Why(props: { item: TimelineEntry }) {
           <summary>Why, and what was received</summary>
           <p>
             <strong>{title}</strong>
-            {refusal?.reason === entry.reason ? `: ${refusal.detail}` : null}
+            {refusal?.reason === reason ? `: ${refusal.detail}` : null}
           </p>
           {issues.length === 0 ? null : (
             <table class="issues">
@@ -117,38 +154,55 @@ function Note(props: { entry: AuditEntry }) {
 }
 
 /**
- * One audit entry: its row, its note when it has one, and for a call with a reason the fold
- * below it.
+ * One call: its row (the outcome's decision, reason, budget and status once settled, else how
+ * long it has been open, as of `now`), the notes of its entries, and for a call with a reason
+ * the fold below it.
  */
-export function Entry(props: { item: TimelineEntry }) {
-  const { entry } = props.item;
-  const budget = entry.budget_after;
+export function Entry(props: { item: TimelineEntry; now: number }) {
+  const { entry, outcome } = props.item;
+  const last = outcome ?? entry;
+  const open = outcome === null && entry.decision === "pending";
+  const took = outcome === null ? null : Date.parse(outcome.at) - Date.parse(entry.at);
+  const budget = last.budget_after;
   return (
-    <tbody id={`e-${entry.seq}`} data-seq={entry.seq} data-decision={entry.decision}>
+    <tbody
+      id={`e-${entry.seq}`}
+      data-seq={entry.seq}
+      data-last={last.seq}
+      data-decision={last.decision}
+    >
       <tr>
-        <td class="num">{entry.seq}</td>
+        <td class="num" title={outcome === null ? undefined : `outcome #${outcome.seq}`}>
+          {entry.seq}
+        </td>
         <td class="num" title={entry.at}>
-          {time(entry.at)}
+          {utcTime(entry.at)}
         </td>
         <td>
           <code>{entry.tool ?? "?"}</code>
         </td>
         <td>
-          <DecisionBadge decision={entry.decision} />
+          <DecisionBadge decision={last.decision} />
+          {open ? (
+            <div class="open-for">open for {span(props.now - Date.parse(entry.at))}</div>
+          ) : null}
         </td>
-        <td>{entry.reason === null ? "" : <code>{entry.reason}</code>}</td>
-        <td class="num">{entry.duration_ms === null ? "" : `${entry.duration_ms} ms`}</td>
+        <td>{last.reason === null ? "" : <code>{last.reason}</code>}</td>
+        <td class="num">{took === null ? "" : span(took)}</td>
         <td class="hide-narrow">
           {entry.idempotency_key === null ? "" : <code>{entry.idempotency_key}</code>}
         </td>
-        <td class="hide-narrow">{entry.cache ?? ""}</td>
+        <td class="hide-narrow">{last.cache ?? ""}</td>
         <td class="num">
           {budget.mutations} mut · {budget.paid_calls} paid
         </td>
-        <td class="num hide-narrow">{entry.status ?? ""}</td>
+        <td class="num hide-narrow">{last.status ?? ""}</td>
       </tr>
       {entry.note === null || entry.note === "" ? null : <Note entry={entry} />}
-      {entry.reason === null ? null : <Why item={props.item} />}
+      {outcome === null || outcome.note === null || outcome.note === "" ? null : (
+        <Note entry={outcome} />
+      )}
+      {last.reason === null ? null : <Why item={props.item} />}
     </tbody>
   );
 }
@@ -161,9 +215,9 @@ export function TimelineHead() {
         <th>#</th>
         <th>Time (UTC)</th>
         <th>Tool</th>
-        <th>Decision</th>
+        <th>Outcome</th>
         <th>Reason</th>
-        <th>Duration</th>
+        <th>Proposal to outcome</th>
         <th class="hide-narrow">Idempotency key</th>
         <th class="hide-narrow">Cache</th>
         <th>Budget after</th>
