@@ -5,6 +5,7 @@
  */
 import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
+import type { CallContext } from "./call-detail.tsx";
 import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
@@ -18,6 +19,8 @@ export interface RunPageData {
   entries: TimelineEntry[];
   /** When the page was read (ms since the epoch): how long open calls have been open. */
   now: number;
+  /** The run's approvals and escalations, which a call's detail names. */
+  context: CallContext;
   /** The cursor of the next page of entries, or null on the last. */
   nextAfter: number | null;
   /** What the last action did, or why it was refused. */
@@ -80,13 +83,18 @@ export function Summary(props: { run: RunSummary }) {
 }
 
 /** The summary and the timeline's entries alone: the live fragment. */
-export function LiveFragment(props: { run: RunSummary; entries: TimelineEntry[]; now: number }) {
+export function LiveFragment(props: {
+  run: RunSummary;
+  entries: TimelineEntry[];
+  now: number;
+  context: CallContext;
+}) {
   return (
     <div>
       <Summary run={props.run} />
       <table>
         {props.entries.map((item) => (
-          <Entry item={item} now={props.now} />
+          <Entry item={item} now={props.now} context={props.context} />
         ))}
       </table>
     </div>
@@ -140,7 +148,7 @@ function LimitsForm(props: { run: RunSummary }) {
 
 /** `GET /console/runs/{id}`. */
 export function RunPage(props: { operator: Operator; data: RunPageData }) {
-  const { run, entries, nextAfter, notice, waiting, now } = props.data;
+  const { run, entries, nextAfter, notice, waiting, now, context } = props.data;
   const path = runPath(run);
   const active = run.status === "open" && nextAfter === null;
   return (
@@ -168,7 +176,7 @@ export function RunPage(props: { operator: Operator; data: RunPageData }) {
         <table id="timeline" data-live={active ? `${path}/live` : undefined}>
           <TimelineHead />
           {entries.map((item) => (
-            <Entry item={item} now={now} />
+            <Entry item={item} now={now} context={context} />
           ))}
         </table>
       </div>

@@ -13,6 +13,7 @@ import { ledgerOf } from "../ledger/address.ts";
 import type { AuditPage } from "../ledger/audit-reader.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { runRefOf } from "./access.ts";
+import type { CallContext } from "./call-detail.tsx";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
@@ -24,6 +25,9 @@ const PAGE = 500;
 
 /** Open escalations shown on a run's page, oldest first. */
 const WAITING_SHOWN = 100;
+
+/** Escalations read for a run's page, open or resolved, oldest first: calls' details name them. */
+const ESCALATIONS_READ = 500;
 
 /** What each act's `?done=` says on the page it returns to. */
 const DONE: Record<string, string> = {
@@ -67,8 +71,8 @@ async function pageData(
   const [run, page, approvals, escalations] = await Promise.all([
     ledger.summary(),
     ledger.audit(after, PAGE),
-    ledger.approvals("pending"),
-    ledger.escalations(0, WAITING_SHOWN, "open"),
+    ledger.approvals(null),
+    ledger.escalations(0, ESCALATIONS_READ, "all"),
   ]);
   if (run === null || page === null) return null;
   const entries = entriesOf(page);
@@ -77,9 +81,16 @@ async function pageData(
   );
   const last = entries.at(-1);
   const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
-  const waiting = { approvals: approvals ?? [], escalations };
+  const waiting = {
+    approvals: (approvals ?? []).filter((a) => a.status === "pending"),
+    escalations: escalations.filter((e) => e.resolution === null).slice(0, WAITING_SHOWN),
+  };
+  const context: CallContext = {
+    approvals: new Map((approvals ?? []).map((a) => [a.approval_id, a])),
+    escalations: new Map(escalations.map((e) => [e.seq, e])),
+  };
   const now = Date.now();
-  return { run, entries: items, nextAfter, notice, waiting, now } satisfies RunPageData;
+  return { run, entries: items, nextAfter, notice, waiting, now, context } satisfies RunPageData;
 }
 
 /** A page's entries; an archived segment that cannot be read fails the page, naming it. */
@@ -143,7 +154,9 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
     if (ref === null) return unknownRun(c);
     const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), null);
     if (data === null) return unknownRun(c);
-    return html(<LiveFragment run={data.run} entries={data.entries} now={data.now} />);
+    return html(
+      <LiveFragment run={data.run} entries={data.entries} now={data.now} context={data.context} />,
+    );
   });
 
   app.get("/runs/:run_id/audit.ndjson", async (c) => {

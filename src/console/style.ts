@@ -64,6 +64,10 @@ details > summary { cursor: pointer; }
 tr.more td { border-bottom: 1px solid var(--line); padding-top: 0; }
 .live { font-size: 13px; color: var(--muted); }
 .open-for { font-size: 13px; color: var(--muted); }
+dl.detail { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .8rem; margin: .5rem 0; }
+dl.detail > div { display: contents; }
+dl.detail dt { font-weight: 600; color: var(--muted); }
+dl.detail dd { margin: 0; overflow-wrap: anywhere; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   th, td { padding: .3rem .35rem; }

@@ -1,14 +1,14 @@
 /**
  * A run's audit log as an incident timeline: one `<tbody>` per call, its proposal and its
- * outcome on one line (so live updates can replace a call in place when it settles), and for
- * a call with a reason (blocked, to retry, escalated) a fold with why, its issues when the
- * gate finds them, and the payload exactly as the fence received it. The audit keeps the two
- * entries apart; only the page joins them.
+ * outcome on one line (so live updates can replace a call in place when it settles), and its
+ * detail folded below (call-detail.tsx). The audit keeps the two entries apart; only the page
+ * joins them.
  */
 import { gate, keyAsKept } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
-import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+import type { Refusal } from "../core/reasons.ts";
 import type { AuditEntry } from "../ledger/protocol.ts";
+import { type CallContext, CallDetail } from "./call-detail.tsx";
 import { DecisionBadge, utcTime } from "./layout.tsx";
 
 /** A call (or an operator's act): its first entry, its outcome once settled, and why it was blocked. */
@@ -84,59 +84,6 @@ export function span(ms: number): string {
   return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
 }
 
-function Why(props: { item: TimelineEntry }) {
-  const { entry, outcome, refusal } = props.item;
-  const reason = outcome?.reason ?? entry.reason;
-  const title = reason === null ? null : DECISION_TABLE[reason].title;
-  const issues = refusal?.reason === reason ? (refusal.issues ?? []) : [];
-  return (
-    <tr class="more">
-      <td colspan={10}>
-        <details>
-          <summary>Why, and what was received</summary>
-          <p>
-            <strong>{title}</strong>
-            {refusal?.reason === reason ? `: ${refusal.detail}` : null}
-          </p>
-          {issues.length === 0 ? null : (
-            <table class="issues">
-              <thead>
-                <tr>
-                  <th>Path</th>
-                  <th>Issue</th>
-                  <th>Expected</th>
-                  <th>Received</th>
-                </tr>
-              </thead>
-              <tbody>
-                {issues.map((i) => (
-                  <tr>
-                    <td>
-                      <code>{i.path === "" ? "(payload)" : i.path}</code>
-                    </td>
-                    <td>{i.message}</td>
-                    <td>
-                      <code>{i.expected ?? ""}</code>
-                    </td>
-                    <td>
-                      <code>{i.received}</code>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-          <p class="muted">
-            Payload as received ({entry.content_type ?? "no Content-Type"}
-            {entry.payload_truncated ? ", cut at the audit's cap" : ""}):
-          </p>
-          <pre>{entry.payload}</pre>
-        </details>
-      </td>
-    </tr>
-  );
-}
-
 /**
  * What the entry says in words: an operator's reason or note (with who acted), or that a
  * call's outcome came after the run was halted.
@@ -155,10 +102,9 @@ function Note(props: { entry: AuditEntry }) {
 
 /**
  * One call: its row (the outcome's decision, reason, budget and status once settled, else how
- * long it has been open, as of `now`), the notes of its entries, and for a call with a reason
- * the fold below it.
+ * long it has been open, as of `now`), the notes of its entries, and its detail folded below.
  */
-export function Entry(props: { item: TimelineEntry; now: number }) {
+export function Entry(props: { item: TimelineEntry; now: number; context: CallContext }) {
   const { entry, outcome } = props.item;
   const last = outcome ?? entry;
   const open = outcome === null && entry.decision === "pending";
@@ -202,7 +148,7 @@ export function Entry(props: { item: TimelineEntry; now: number }) {
       {outcome === null || outcome.note === null || outcome.note === "" ? null : (
         <Note entry={outcome} />
       )}
-      {last.reason === null ? null : <Why item={props.item} />}
+      <CallDetail item={props.item} context={props.context} />
     </tbody>
   );
 }
