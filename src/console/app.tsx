@@ -13,6 +13,7 @@ import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { signOut, stillActs } from "./access.ts";
+import { tenantRuns } from "./attention.ts";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountRuns } from "./run-routes.tsx";
@@ -119,7 +120,8 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
       if (c.req.method === "GET") return c.redirect("/console", 303);
       return html(<SignIn error="Your session has ended; sign in again." />, 401);
     }
-    c.set("operator", { tenant: session.tenant, keyId: session.keyId });
+    const runs = tenantRuns(c.env, session.tenant);
+    c.set("operator", { tenant: session.tenant, keyId: session.keyId, runs });
     await next();
   });
 

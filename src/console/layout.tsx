@@ -6,6 +6,7 @@
 import type { Child } from "hono/jsx";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { AuditDecision } from "../ledger/protocol.ts";
+import { attentionOf } from "./attention.ts";
 import type { Operator } from "./context.ts";
 
 /** A rendered page with its doctype (HTML's no-quirks mode), never cached. */
@@ -13,7 +14,8 @@ export async function html(
   node: HtmlEscapedString | Promise<HtmlEscapedString>,
   status = 200,
 ): Promise<Response> {
-  const body = (await node).toString();
+  // An async part (the header's counts) makes the string a promise.
+  const body = await (await node).toString();
   return new Response(`<!doctype html>${body}`, {
     status,
     headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
@@ -44,6 +46,7 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
                 <a href="/console/tools">Tools</a>
                 <a href="/console/grants">Grants</a>
               </nav>
+              {props.viewer.runs === undefined ? null : <NeedsAPerson viewer={props.viewer} />}
               <span class="who">
                 <span>
                   tenant <code>{props.viewer.tenant}</code>
@@ -60,6 +63,25 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
         <main>{props.children}</main>
       </body>
     </html>
+  );
+}
+
+/** The header's count of what needs a person across the tenant's runs, each a link to them. */
+async function NeedsAPerson(props: { viewer: Operator }) {
+  const runs = (await props.viewer.runs?.()) ?? [];
+  const a = attentionOf(runs, Date.now());
+  const link = (filter: string, n: number, label: string) => (
+    <a href={`/console/runs?status=${filter}`} class={n > 0 ? "count hot" : "count"}>
+      <span class="num">{n}</span> {label}
+    </a>
+  );
+  return (
+    <nav class="attention" id="attention" aria-label="Needs a person">
+      {link("approvals", a.approvals, "pending approvals")}
+      {link("escalations", a.escalations, "open escalations")}
+      {link("near_limit", a.nearLimit, "near a limit")}
+      {link("halted", a.halted, "halted")}
+    </nav>
   );
 }
 

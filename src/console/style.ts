@@ -20,6 +20,11 @@ header.top { display: flex; flex-wrap: wrap; gap: .5rem 1.25rem; align-items: ce
   padding: .6rem 1rem; border-bottom: 1px solid var(--line); background: var(--panel); }
 header.top .brand { font-weight: 700; }
 header.top nav { display: flex; gap: 1rem; }
+header.top .attention { display: flex; flex-wrap: wrap; gap: .3rem .8rem; font-size: 14px; }
+header.top .count { color: var(--muted); text-decoration: none; }
+header.top .count.hot { color: var(--bad); font-weight: 600; }
+tr.needs td:first-child { box-shadow: inset 4px 0 0 var(--bad); }
+td.why { color: var(--bad); }
 header.top .who { margin-left: auto; color: var(--muted); display: flex; gap: .75rem; align-items: center; }
 main { padding: 1rem; max-width: 1400px; margin: 0 auto; }
 h1 { font-size: 1.35rem; margin: .2rem 0 .8rem; overflow-wrap: anywhere; }

@@ -21,7 +21,7 @@ describe("console runs", () => {
     // A run is indexed just after its first answer, so the list is waited for, briefly.
     await vi.waitFor(
       async () => {
-        const page = await (await browser.get("/console/runs")).text();
+        const page = await (await browser.get("/console/runs?sort=activity")).text();
         expect(page.indexOf(older)).toBeGreaterThan(0);
         expect(page.indexOf(older)).toBeLessThan(page.indexOf(newer));
         expect(page).not.toContain(theirs);
