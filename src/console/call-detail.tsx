@@ -87,7 +87,7 @@ function Approval(props: { approval: ApprovalView }) {
         {a.decided_by === null ? null : (
           <>
             , decided by <code>{a.decided_by}</code>
-            {a.decided_at === null ? null : ` at ${utcTime(a.decided_at)} UTC`}
+            {a.decided_at === null ? null : ` at ${utcTime(a.decided_at)}`}
           </>
         )}
         {a.note === null || a.note === "" ? null : <> — “{a.note}”</>}
@@ -107,7 +107,7 @@ function Resolution(props: { escalation: EscalationView }) {
         ) : (
           <>
             <strong>{r.resolution === "closed" ? "closed" : "one retry allowed"}</strong> by{" "}
-            <code>{r.actor}</code> at {utcTime(r.resolved_at)} UTC
+            <code>{r.actor}</code> at {utcTime(r.resolved_at)}
             {r.note === null || r.note === "" ? null : <> — “{r.note}”</>}
           </>
         )}

@@ -85,9 +85,9 @@ async function NeedsAPerson(props: { viewer: Operator }) {
   );
 }
 
-/** An ISO 8601 time as the console shows it: `YYYY-MM-DD HH:MM:SS`, UTC. */
+/** An ISO 8601 time as the console shows every time: `YYYY-MM-DD HH:MM:SS UTC`. */
 export function utcTime(iso: string): string {
-  return iso.replace("T", " ").slice(0, 19);
+  return `${iso.replace("T", " ").slice(0, 19)} UTC`;
 }
 
 /** A decision as a coloured dot and its name. */

@@ -9,6 +9,7 @@ import type { CallContext } from "./call-detail.tsx";
 import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
+import { formatDuration } from "./units.ts";
 import { Waiting } from "./waiting.tsx";
 
 /** Everything a run's page shows. */
@@ -58,7 +59,7 @@ export function Summary(props: { run: RunSummary }) {
         <Gauge label="paid calls" {...run.budget.paid_calls} />
       </div>
       <div>
-        <div class="muted">Deadline (UTC)</div>
+        <div class="muted">Deadline</div>
         <span class="num">{utcTime(run.deadline_at)}</span>
       </div>
       <div>
@@ -120,7 +121,7 @@ function HaltForm(props: { run: RunSummary }) {
 
 function LimitsForm(props: { run: RunSummary }) {
   const { limits } = props.run;
-  const number = (name: "max_mutations" | "max_paid_calls" | "deadline_ms", label: string) => (
+  const number = (name: "max_mutations" | "max_paid_calls", label: string) => (
     <>
       <label for={`limit-${name}`}>{label}</label>
       <input id={`limit-${name}`} name={name} type="number" min={0} value={limits[name]} />
@@ -132,7 +133,15 @@ function LimitsForm(props: { run: RunSummary }) {
       <p class="muted">Limits can only be tightened; a looser value is refused.</p>
       {number("max_mutations", "Most mutations")}
       {number("max_paid_calls", "Most paid calls")}
-      {number("deadline_ms", "Deadline (ms after the run began)")}
+      <label for="limit-deadline">Deadline, after the run began (like 15m, 1h, 90s)</label>
+      <input
+        id="limit-deadline"
+        name="deadline"
+        type="text"
+        value={formatDuration(limits.deadline_ms)}
+        pattern="\s*(\d+[dD])?\s*(\d+[hH])?\s*(\d+[mM])?\s*(\d+[sS])?\s*"
+        size={10}
+      />
       <fieldset>
         <legend>Tools the run may call</legend>
         {limits.allowed_tools.map((tool) => (

@@ -19,6 +19,7 @@ import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
 import { callsOf, explain, type ReadOptions } from "./timeline.tsx";
+import { parseDuration } from "./units.ts";
 
 /** Entries per page of the timeline, and per read of the NDJSON download. */
 const PAGE = 500;
@@ -120,9 +121,18 @@ function ndjson(env: Env, ref: RunRef): ReadableStream<Uint8Array> {
 /** The form's limits as the API's override, or why they are not valid. */
 function overrideOf(form: Record<string, string | File | (string | File)[]>) {
   const numbers: Record<string, number> = {};
-  for (const name of ["max_mutations", "max_paid_calls", "deadline_ms"]) {
+  for (const name of ["max_mutations", "max_paid_calls"]) {
     const value = form[name];
     if (typeof value === "string" && value.trim() !== "") numbers[name] = Number(value);
+  }
+  const deadline = form.deadline;
+  if (typeof deadline === "string" && deadline.trim() !== "") {
+    const ms = parseDuration(deadline);
+    if (ms === null) {
+      const error = `The deadline "${deadline.slice(0, 40)}" is not a duration: write it like 15m, 1h or 90s.`;
+      return { ok: false as const, error };
+    }
+    numbers.deadline_ms = ms;
   }
   const tools = form.allowed_tools;
   const allowed = tools === undefined ? [] : Array.isArray(tools) ? tools : [tools];

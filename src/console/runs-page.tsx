@@ -168,7 +168,7 @@ function RunsPage(props: {
               <th>Run</th>
               <th>Status</th>
               <th>Needs a person</th>
-              <th>Last activity (UTC)</th>
+              <th>Last activity</th>
               <th>Mutations</th>
               <th>Paid calls</th>
               <th>Decisions</th>

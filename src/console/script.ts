@@ -34,7 +34,7 @@ export const CONSOLE_JS = `
     const now = document.getElementById("run-summary");
     const open = now && now.dataset.status === "open";
     const pending = timeline.querySelector('tbody[data-decision="pending"]');
-    if (status) status.textContent = "Live: updated " + new Date().toLocaleTimeString();
+    if (status) status.textContent = "Live: updated " + new Date().toISOString().replace("T", " ").slice(0, 19) + " UTC";
     return Boolean(open || pending);
   }
 

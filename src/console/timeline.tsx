@@ -121,9 +121,7 @@ export function Entry(props: { item: TimelineEntry; now: number; context: CallCo
         <td class="num" title={outcome === null ? undefined : `outcome #${outcome.seq}`}>
           {entry.seq}
         </td>
-        <td class="num" title={entry.at}>
-          {utcTime(entry.at)}
-        </td>
+        <td class="num">{utcTime(entry.at)}</td>
         <td>
           <code>{entry.tool ?? "?"}</code>
         </td>
@@ -159,7 +157,7 @@ export function TimelineHead() {
     <thead>
       <tr>
         <th>#</th>
-        <th>Time (UTC)</th>
+        <th>Proposed</th>
         <th>Tool</th>
         <th>Outcome</th>
         <th>Reason</th>

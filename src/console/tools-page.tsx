@@ -48,7 +48,7 @@ function ToolCard(props: { tool: CatalogueEntry; rules: string[] }) {
   return (
     <section class="panel" id={`tool-${tool.name}`}>
       <h2>
-        <code>{tool.name}</code> <span class="muted">v{tool.version}</span>
+        <code>{tool.name}</code> <span class="muted">{tool.version}</span>
       </h2>
       <p>{tool.description}</p>
       <div class="grid">

@@ -7,7 +7,7 @@ import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
 import { utcTime } from "./layout.tsx";
 
 function when(iso: string): string {
-  return `${utcTime(iso)} UTC`;
+  return utcTime(iso);
 }
 
 function argsText(args: string): string {
