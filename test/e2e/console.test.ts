@@ -149,6 +149,59 @@ describe("the console in Chromium", () => {
     });
   });
 
+  it("leads with an incident: counts in the header, one row per call, the call's detail", async () => {
+    const incident = `console-incident-${crypto.randomUUID().slice(0, 8)}`;
+    const comment = {
+      tool: "add_comment",
+      args: { ticket_id: `T-${incident}-missing`, body: "paged the owner" },
+      idempotency_key: `k-${incident}-comment`,
+    };
+    expect((await propose(incident, comment)).status).toBe(502);
+    const urgent = {
+      tool: "create_ticket",
+      args: { ticket_id: `T-${incident}`, title: "Payments are down", priority: "urgent" },
+      idempotency_key: `k-${incident}-urgent`,
+    };
+    expect((await propose(incident, urgent)).status).toBe(202);
+    await page.goto(`${url}/console/runs`);
+    const header = page.locator("#attention");
+    await expect(header.textContent()).resolves.toMatch(/[1-9]\d* pending approvals/);
+    await expect(header.textContent()).resolves.toMatch(/[1-9]\d* open escalations/);
+    await expect(header.textContent()).resolves.toMatch(/[1-9]\d* halted/);
+    // Runs that need a person come first, each saying why.
+    const first = page.locator("#runs tbody tr").first();
+    await expect(first.locator("td.why").textContent()).resolves.not.toBe("nothing");
+    await expect(page.locator(`tr[data-run="${incident}"] td.why`).textContent()).resolves.toBe(
+      "1 pending approval(s), 1 open escalation(s)",
+    );
+    await page.screenshot({ path: join(SHOTS, "console-runs.png") });
+    await page.goto(`${url}/console/runs/${incident}`);
+    // The escalated call is one row: its proposal and its outcome.
+    await expect(page.locator("#e-1").getAttribute("data-decision")).resolves.toBe("escalate");
+    expect(await page.locator("tbody[data-decision=pending]").count()).toBe(0);
+    await page.click("#e-1 summary");
+    const detail = page.locator("#e-1 details");
+    await expect(detail.textContent()).resolves.toContain("Escalated: a person has to look");
+    await expect(detail.textContent()).resolves.toContain("open: waiting for a person");
+    await expect(detail.locator("pre").textContent()).resolves.toContain("paged the owner");
+    const live = page.locator("#live-status");
+    await page.waitForFunction(
+      () =>
+        /updated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/.test(
+          (
+            globalThis as unknown as {
+              document: { getElementById(id: string): { textContent: string } | null };
+            }
+          ).document.getElementById("live-status")?.textContent ?? "",
+        ),
+      undefined,
+      { timeout: LIVE_WAIT_MS + 1_000 },
+    );
+    await expect(live.textContent()).resolves.toMatch(/UTC$/);
+    await expect(page.locator("#limit-deadline").inputValue()).resolves.toMatch(/^(\d+[dhms])+$/);
+    await page.screenshot({ path: join(SHOTS, "console-timeline.png"), fullPage: true });
+  });
+
   it("fits a phone's width and follows a dark colour scheme", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.emulateMedia({ colorScheme: "dark" });
