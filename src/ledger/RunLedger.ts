@@ -24,7 +24,7 @@ import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { chainOldEntries, head } from "./audit-log.ts";
+import { head } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import type { HaltView, SettleAnswer } from "./halt-types.ts";
 import { type Kept, within } from "./kept.ts";
@@ -98,7 +98,6 @@ export class RunLedger extends DurableObject<Env> {
     const fresh = this.storage.built ? buildRunStorage(this.sql) : true;
     if (fresh) this.mirror.startsEmpty();
     const run = this.known.holds(fresh ? null : readRun(this.sql));
-    chainOldEntries(this.sql, run);
     this.alarms.start(run);
   }
 

@@ -38,12 +38,6 @@ export function noteApproval(sql: SqlStorage, e: ApprovalIndexEntry): void {
   );
 }
 
-/**
- * The index's step that rate-limits the webhook: whether each approval was paged.
- */
-export const APPROVAL_PAGED_SCHEMA =
-  "ALTER TABLE approval_index ADD COLUMN paged INTEGER NOT NULL DEFAULT 0;";
-
 /** The policy's caps on a tenant's approvals. */
 export interface ApprovalCaps {
   /** Most approvals of the tenant pending at once. */

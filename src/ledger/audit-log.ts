@@ -3,7 +3,7 @@
  * entry, once written, is never changed or deleted here: an admitted call's outcome, its
  * abandonment included, is a second entry naming the first (`of`). The calls still open
  * (pending with no outcome yet, with their leases) are kept beside the log by a trigger on the
- * insert (audit-triggers.ts). The count of calls per decision (an outcome moves its call from
+ * insert (migrations.ts). The count of calls per decision (an outcome moves its call from
  * `pending`) and of uses per tool (an entry's `uses`) are the log's own: counted from the
  * entries since the last fold, each folded into its table every FOLD_EVERY entries and before
  * a trim. Every function here runs inside the caller's `transactionSync`: hashing is
@@ -113,7 +113,7 @@ export function append(
   };
   row.hash = entryHash(auditEntry(row) as unknown as Record<string, unknown>);
   sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => row[c] ?? null));
-  // The open calls follow in the insert's own trigger (audit-triggers.ts).
+  // The open calls follow in the insert's own trigger (migrations.ts).
   if (row.seq % FOLD_EVERY === 0) foldCounts(sql);
   tip.moved({ seq: row.seq, hash: row.hash });
   return row;
@@ -191,22 +191,6 @@ export function foldCounts(sql: SqlStorage): void {
     `UPDATE run SET counted_through = (SELECT MAX(seq) FROM audit)
        WHERE counted_through < (SELECT MAX(seq) FROM audit)`,
   );
-}
-
-/**
- * Give rows written before the log was chained their `prev` and `hash`, in order, once: their
- * content stays as it was; the chain then covers them like every later entry.
- */
-export function chainOldEntries(sql: SqlStorage, run: RunRow | null): void {
-  if (run === null) return;
-  if (sql.exec("SELECT 1 FROM audit WHERE hash IS NULL LIMIT 1").toArray().length === 0) return;
-  let prev = genesis(run.tenant, run.run_id);
-  for (const row of sql.exec<AuditRow>("SELECT * FROM audit ORDER BY seq").toArray()) {
-    const chained = { ...row, prev, hash: "" } as AuditRow;
-    const hash = entryHash(auditEntry(chained) as unknown as Record<string, unknown>);
-    sql.exec("UPDATE audit SET prev = ?, hash = ? WHERE seq = ?", prev, hash, row.seq);
-    prev = hash;
-  }
 }
 
 /** The last entry's seq and hash, or null for an empty log. */

@@ -5,16 +5,6 @@
  * are dropped once the session would have expired anyway.
  */
 
-/**
- * The table's schema step, appended to the TenantLedger's migrations (a later step there makes
- * it WITHOUT ROWID: tenant-migrations.ts).
- */
-export const SIGNED_OUT_SCHEMA = `CREATE TABLE console_signed_out (
-     session_id TEXT PRIMARY KEY,
-     expires_at INTEGER NOT NULL
-   );
-   CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`;
-
 /** Record a session as signed out until it would have expired; drop rows past theirs. */
 export function recordSignOut(sql: SqlStorage, sessionId: string, expiresAt: number): void {
   sql.exec("DELETE FROM console_signed_out WHERE expires_at <= ?", Date.now());

@@ -6,9 +6,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 17 migration steps. */
+/** The RunLedger's schema after its 1 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 17,
+  steps: 1,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -20,22 +20,29 @@ export const FRESH_RUN_SCHEMA: FreshSchema = {
      mutations_used INTEGER NOT NULL DEFAULT 0,
      paid_used INTEGER NOT NULL DEFAULT 0,
      max_mutations INTEGER NOT NULL,
-     max_paid_calls INTEGER NOT NULL
-   , allowed_tools TEXT, tool_caps TEXT, opened_by TEXT, indexed_at INTEGER, local INTEGER NOT NULL DEFAULT 0, counted_through INTEGER NOT NULL DEFAULT 0, refusals_counted TEXT);
+     max_paid_calls INTEGER NOT NULL,
+     allowed_tools TEXT,
+     tool_caps TEXT,
+     opened_by TEXT,
+     indexed_at INTEGER,
+     local INTEGER NOT NULL DEFAULT 0,
+     counted_through INTEGER NOT NULL DEFAULT 0,
+     refusals_counted TEXT
+   );
 CREATE TABLE open_call (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
      lease_expires_at INTEGER NOT NULL
    );
-CREATE TABLE "tool_use" (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE "target_use" (
+CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE target_use (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
      used INTEGER NOT NULL,
      PRIMARY KEY (tool, target)
    ) WITHOUT ROWID;
-CREATE TABLE "decision_count" (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE "idempotency_key" (
+CREATE TABLE decision_count (decision TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE idempotency_key (
      key TEXT PRIMARY KEY,
      fingerprint TEXT NOT NULL,
      phase TEXT NOT NULL CHECK (phase IN ('in_flight', 'done', 'retryable')),
@@ -45,7 +52,7 @@ CREATE TABLE "idempotency_key" (
      body TEXT,
      expires_at INTEGER NOT NULL
    ) WITHOUT ROWID;
-CREATE TABLE "audit" (
+CREATE TABLE audit (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
      at INTEGER NOT NULL,
@@ -69,9 +76,10 @@ CREATE TABLE "audit" (
      note TEXT,
      resolves INTEGER,
      of INTEGER,
-     prev TEXT,
-     hash TEXT
-   , uses INTEGER);
+     prev TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     uses INTEGER
+   );
 CREATE TRIGGER audit_appended AFTER INSERT ON audit
      WHEN NEW.decision = 'pending' OR NEW.of IS NOT NULL BEGIN
      INSERT INTO open_call (seq, call_id, lease_expires_at)
@@ -117,43 +125,46 @@ CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);`,
 };
 
-/** The TenantLedger's schema after its 8 migration steps. */
+/** The TenantLedger's schema after its 1 migration steps. */
 export const FRESH_TENANT_SCHEMA: FreshSchema = {
-  steps: 8,
-  sql: `CREATE TABLE "target_claim" (
+  steps: 1,
+  sql: `CREATE TABLE target_claim (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
      run_id TEXT NOT NULL,
      intent TEXT NOT NULL,
      call_id TEXT NOT NULL,
      claimed_at INTEGER NOT NULL,
-     tenant TEXT,
+     tenant TEXT NOT NULL,
      lease_expires_at INTEGER,
-     confirmed INTEGER NOT NULL DEFAULT 1,
+     confirmed INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    ) WITHOUT ROWID;
-CREATE TABLE "approval_index" (
+CREATE TABLE approval_index (
      approval_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,
      tool TEXT NOT NULL,
      rule TEXT NOT NULL,
      status TEXT NOT NULL,
      requested_at INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL
-   , paged INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
-CREATE TABLE "run_index" (
+     expires_at INTEGER NOT NULL,
+     paged INTEGER NOT NULL DEFAULT 0
+   ) WITHOUT ROWID;
+CREATE TABLE run_index (
      run_id TEXT PRIMARY KEY,
-     created_at INTEGER NOT NULL
-   , opened_by TEXT, ends_at INTEGER) WITHOUT ROWID;
-CREATE TABLE "console_signed_out" (
+     created_at INTEGER NOT NULL,
+     opened_by TEXT,
+     ends_at INTEGER
+   ) WITHOUT ROWID;
+CREATE TABLE console_signed_out (
      session_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
    ) WITHOUT ROWID;
 CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
 CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);
 CREATE INDEX run_index_by_created ON run_index (created_at);
-CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);
 CREATE INDEX run_index_open ON run_index (ends_at);
-CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);`,
+CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);
+CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
   rare: ``,
 };

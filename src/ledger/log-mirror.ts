@@ -57,7 +57,7 @@ export class LogMirror implements Kept, ToolUses {
 
   /**
    * An append wrote `row`. A pending entry opens its call and an outcome closes the one it
-   * names, as the insert's trigger keeps `open_call` (audit-triggers.ts); an entry's `uses`
+   * names, as the insert's trigger keeps `open_call` (migrations.ts); an entry's `uses`
    * adds to its tool's.
    */
   private appended(row: AuditRow): void {

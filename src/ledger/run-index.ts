@@ -5,16 +5,6 @@
  * object and is read from there, so the index is never on a call's path after the first.
  */
 
-/**
- * The index's schema step, appended to the TenantLedger's migrations (a later step there makes
- * the table WITHOUT ROWID: tenant-migrations.ts).
- */
-export const RUN_INDEX_SCHEMA = `CREATE TABLE run_index (
-     run_id TEXT PRIMARY KEY,
-     created_at INTEGER NOT NULL
-   );
-   CREATE INDEX run_index_by_created ON run_index (created_at);`;
-
 /** One run of the tenant, as indexed. */
 export interface IndexedRun {
   /** The run id as the agent sent it. */
@@ -22,15 +12,6 @@ export interface IndexedRun {
   /** When the run's ledger row was created (ms since the epoch). */
   created_at: number;
 }
-
-/**
- * The index's step that lets it count open runs: who opened each run, and when it ends (its
- * deadline, or its halt if sooner). A run indexed before has no end and is not counted.
- */
-export const RUN_INDEX_OPEN_SCHEMA = `ALTER TABLE run_index ADD COLUMN opened_by TEXT;
-   ALTER TABLE run_index ADD COLUMN ends_at INTEGER;
-   CREATE INDEX run_index_open ON run_index (ends_at);
-   CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);`;
 
 /** A run about to be created, as the index counts it. */
 export interface OpeningRun extends IndexedRun {

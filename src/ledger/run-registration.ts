@@ -3,8 +3,9 @@
  * first, which counts the tenant's open runs against the policy's caps and indexes the run, or
  * refuses it (then no run is created). The run's row remembers when it was indexed, so the
  * tenant's object is called on the run's first call only; the mark rides on the run's write, so
- * it costs no transaction of its own. A run created before the caps (no mark) is indexed after
- * its next write, not awaited; indexing it again changes nothing.
+ * it costs no transaction of its own. A run created without that question (halted before its
+ * first call: no mark) is indexed after its next write, not awaited; indexing it again changes
+ * nothing.
  */
 
 import type { Fence } from "../core/policy.ts";
