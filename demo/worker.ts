@@ -7,7 +7,8 @@ import { isLocalDevelopment } from "../src/http/local-dev.ts";
 import { createWorker } from "../src/worker.ts";
 import { FENCE } from "./fence.ts";
 
-export { TenantLedger } from "../src/ledger/TenantLedger.ts";
+export { TargetClaims } from "../src/ledger/TargetClaims.ts";
+export { TenantIndex } from "../src/ledger/TenantIndex.ts";
 
 const worker = createWorker(FENCE);
 

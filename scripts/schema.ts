@@ -5,13 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { MIGRATIONS, RARE_RUN_TABLES } from "../src/ledger/migrations.ts";
-import { TENANT_MIGRATIONS } from "../src/ledger/tenant-migrations.ts";
+import { CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS } from "../src/ledger/tenant-migrations.ts";
 import { renderFreshSchemas } from "./lib/schema.ts";
 
 const FRESH_SCHEMA_FILE = "src/ledger/fresh-schema.ts";
 
 writeFileSync(
   FRESH_SCHEMA_FILE,
-  renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS, RARE_RUN_TABLES),
+  renderFreshSchemas(MIGRATIONS, CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS, RARE_RUN_TABLES),
 );
 process.stdout.write(`wrote ${FRESH_SCHEMA_FILE}\n`);

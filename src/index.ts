@@ -6,7 +6,8 @@ import { CONTRACTS, POLICY_SOURCE } from "../contracts/index.ts";
 import { startFence } from "./fence.ts";
 import { createWorker } from "./worker.ts";
 
-export { TenantLedger } from "./ledger/TenantLedger.ts";
+export { TargetClaims } from "./ledger/TargetClaims.ts";
+export { TenantIndex } from "./ledger/TenantIndex.ts";
 
 const worker = createWorker(startFence(CONTRACTS, POLICY_SOURCE));
 

@@ -117,7 +117,7 @@ describe("a claim refused beside an admitting run", () => {
         release: () => Promise.resolve(),
       }),
     };
-    const bindings = { ...env, TENANT_LEDGER: failing } as unknown as Env;
+    const bindings = { ...env, TARGET_CLAIMS: failing } as unknown as Env;
     const run = newRun();
     const k = key("failing");
     const call = ticketCall("create_ticket", { ticket_id: newTicketId() }, k);

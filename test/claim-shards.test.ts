@@ -1,12 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { CLAIM_SHARDS, claimObjectName, claimShard } from "../src/ledger/TenantLedger.ts";
+import { CLAIM_SHARDS, claimObjectName, claimShard } from "../src/ledger/TargetClaims.ts";
 import { callerWith, json, newRun, ticketCall } from "./helpers.ts";
 
 /** The claims an object holds, as (run, target) pairs. */
 function claimsIn(name: string) {
-  return runInDurableObject(env.TENANT_LEDGER.getByName(name), (_i, state) =>
+  return runInDurableObject(env.TARGET_CLAIMS.getByName(name), (_i, state) =>
     state.storage.sql.exec("SELECT run_id, target FROM target_claim ORDER BY target").toArray(),
   );
 }

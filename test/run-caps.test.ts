@@ -46,7 +46,7 @@ describe("caps on open runs", () => {
   }, 60_000);
 
   it("counts a tenant's open runs across its keys, and not runs past their deadline", async () => {
-    const tenant = env.TENANT_LEDGER.getByName(`caps-${crypto.randomUUID()}`);
+    const tenant = env.TENANT_INDEX.getByName(`caps-${crypto.randomUUID()}`);
     const caps = { perKey: 10, perTenant: 3 };
     const now = Date.now();
     const run = (by: string, endsAt = now + 60_000) => ({

@@ -3,9 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { callerWith, newRun } from "./helpers.ts";
 
-/** The tenant's index rows, read from its TenantLedger's storage. */
+/** The tenant's index rows, read from its TenantIndex's storage. */
 async function indexRows(tenant: string): Promise<{ run_id: string; created_at: number }[]> {
-  return runInDurableObject(env.TENANT_LEDGER.getByName(tenant), (_o, state) =>
+  return runInDurableObject(env.TENANT_INDEX.getByName(tenant), (_o, state) =>
     state.storage.sql
       .exec<{ run_id: string; created_at: number }>("SELECT run_id, created_at FROM run_index")
       .toArray(),
@@ -34,7 +34,7 @@ describe("the tenant's run index", () => {
     await owner.propose(second, { tool: "noop", args: {} });
     await other.propose(newRun(), { tool: "noop", args: {} });
     await vi.waitFor(async () => {
-      const listed = await env.TENANT_LEDGER.getByName(owner.tenant).runs(10);
+      const listed = await env.TENANT_INDEX.getByName(owner.tenant).runs(10);
       expect(listed.map((r) => r.run_id)).toEqual([second, first]);
     }, eventually);
   });

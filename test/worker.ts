@@ -4,4 +4,4 @@
  */
 
 export { DemoUpstreams, TicketDesk } from "../demo/upstreams/index.ts";
-export { default, RunLedger, TenantLedger } from "../demo/worker.ts";
+export { default, RunLedger, TargetClaims, TenantIndex } from "../demo/worker.ts";

@@ -72,12 +72,13 @@ function literal(
 }
 
 /**
- * The source of src/ledger/fresh-schema.ts for the two ledgers' steps; the RunLedger's
+ * The source of src/ledger/fresh-schema.ts for the three objects' steps; the RunLedger's
  * `rare` tables apart.
  */
 export function renderFreshSchemas(
   run: readonly string[],
-  tenant: readonly string[],
+  claims: readonly string[],
+  tenantIndex: readonly string[],
   rare: readonly string[],
 ): string {
   return [
@@ -91,7 +92,9 @@ export function renderFreshSchemas(
     "",
     literal("FRESH_RUN_SCHEMA", "RunLedger", run, rare),
     "",
-    literal("FRESH_TENANT_SCHEMA", "TenantLedger", tenant, []),
+    literal("FRESH_CLAIMS_SCHEMA", "TargetClaims object", claims, []),
+    "",
+    literal("FRESH_TENANT_INDEX_SCHEMA", "TenantIndex object", tenantIndex, []),
     "",
   ].join("\n");
 }

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { roleAllows } from "../core/keys.ts";
 import { principalOfDigest } from "../http/auth.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
-import { RUN_ID, tenantLedgerOf } from "../ledger/address.ts";
+import { RUN_ID, tenantIndexOf } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import type { Session } from "./session.ts";
@@ -19,7 +19,7 @@ import type { Session } from "./session.ts";
 export async function stillActs(c: Context<ConsoleEnv>, session: Session): Promise<boolean> {
   const [principal, signedOut] = await Promise.all([
     principalOfDigest(c.env, session.keyId, c.req.raw),
-    tenantLedgerOf(c.env, session.tenant).signedOut(session.id),
+    tenantIndexOf(c.env, session.tenant).signedOut(session.id),
   ]);
   return (
     principal.ok &&
@@ -31,7 +31,7 @@ export async function stillActs(c: Context<ConsoleEnv>, session: Session): Promi
 
 /** Sign the session out: refused from now on, even as a copy of the cookie. */
 export async function signOut(env: Env, session: Session): Promise<void> {
-  await tenantLedgerOf(env, session.tenant).signOut(session.id, session.expiresAt);
+  await tenantIndexOf(env, session.tenant).signOut(session.id, session.expiresAt);
 }
 
 /** The run a console route names, always of the operator's own tenant; null for a bad id. */

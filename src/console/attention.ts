@@ -4,7 +4,7 @@
  * run's own `RunLedger.summary` (the object `GET /v1/runs/{id}` reads), once per request,
  * for the runs page and the count every page's header shows.
  */
-import { ledgerOf, tenantLedgerOf } from "../ledger/address.ts";
+import { ledgerOf, tenantIndexOf } from "../ledger/address.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 
 /** How many of the most recently created runs are read (one object call each). */
@@ -27,7 +27,7 @@ export interface Attention {
 
 /** The tenant's most recent runs with their status, newest activity first. */
 export async function runsOf(env: Env, tenant: string): Promise<RunSummary[]> {
-  const indexed = await tenantLedgerOf(env, tenant).runs(RUN_LIST_SIZE);
+  const indexed = await tenantIndexOf(env, tenant).runs(RUN_LIST_SIZE);
   const summaries: (RunSummary | null)[] = await Promise.all(
     indexed.map((r) => ledgerOf(env, { tenant, runId: r.run_id }).summary()),
   );

@@ -3,7 +3,7 @@
  * that names the tenant, role and key digest, never the key itself. HttpOnly keeps it from
  * scripts, Secure from plain HTTP (browsers treat loopback as secure), SameSite=Strict
  * from every cross-site request. Signing out records the session's id in the tenant's
- * TenantLedger, so a copy of the cookie is refused afterwards too.
+ * TenantIndex, so a copy of the cookie is refused afterwards too.
  */
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";

@@ -133,7 +133,7 @@ function capsOf(
   };
 }
 
-/** The tenant-wide claim, as TenantLedger.claim makes it. */
+/** The tenant-wide claim, as TargetClaims.claim makes it. */
 function claimIn(
   sim: SimulatedRun,
   slot: string,

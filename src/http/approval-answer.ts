@@ -67,7 +67,7 @@ export async function awaitApproval(
 
 /** Tell the tenant's index, after the answer, that a call spent its grant. */
 export function noteConsumed(c: AppContext, ref: RunRef, approvalId: string): void {
-  const tenant = c.env.TENANT_LEDGER.getByName(ref.tenant);
+  const tenant = c.env.TENANT_INDEX.getByName(ref.tenant);
   c.executionCtx.waitUntil(tenant.markApproval(approvalId, "consumed"));
 }
 
@@ -92,7 +92,7 @@ function indexApproval(
     requested_at: approval.requested_at,
     expires_at: approval.expires_at,
   };
-  return c.env.TENANT_LEDGER.getByName(ref.tenant).admitApproval(entry, caps);
+  return c.env.TENANT_INDEX.getByName(ref.tenant).admitApproval(entry, caps);
 }
 
 /** The tenant has as many approvals pending as it may: the run takes this one back. */

@@ -64,7 +64,7 @@ export async function tenantApprovals(c: AppContext): Promise<Response> {
   }
   const limit = Math.min(Number(limitText), AUDIT_PAGE_MAX);
   const tenant = c.get("principal").tenant;
-  const approvals = await c.env.TENANT_LEDGER.getByName(tenant).approvals(status, limit);
+  const approvals = await c.env.TENANT_INDEX.getByName(tenant).approvals(status, limit);
   return c.json({ tenant, status: status ?? "all", approvals });
 }
 
@@ -107,7 +107,7 @@ export async function applyDecision(
   const answer = await ledgerOf(env, ref).decide(id, decision, act);
   if (answer.kind === "refuse") return answer;
   const a = answer.approval;
-  await env.TENANT_LEDGER.getByName(ref.tenant).noteApproval({
+  await env.TENANT_INDEX.getByName(ref.tenant).noteApproval({
     approval_id: a.approval_id,
     run_id: a.run_id,
     tool: a.tool,

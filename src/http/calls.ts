@@ -146,7 +146,7 @@ async function served(
 
 /**
  * A call that reaches the tool: its tenant-wide target claimed (if a rule needs one; see
- * TenantLedger) while the run decides, charged, run outside the ledger, then settled.
+ * TargetClaims object) while the run decides, charged, run outside the ledger, then settled.
  */
 async function admitAndRun(
   c: AppContext,

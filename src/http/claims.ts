@@ -16,11 +16,11 @@ import type {
   TargetClaim,
   Withdrawal,
 } from "../ledger/protocol.ts";
-import { claimObjectName } from "../ledger/TenantLedger.ts";
+import { claimObjectName } from "../ledger/TargetClaims.ts";
 
 /**
  * A claim this call made. A call the run admitted leaves it as it is: past its lease, the
- * claim object asks the run about it if another claim needs to know (TenantLedger).
+ * claim object asks the run about it if another claim needs to know (TargetClaims).
  */
 export interface FreshClaim {
   /** Give it back: the run refused the call (or asked a person first). */
@@ -38,10 +38,11 @@ export interface TargetHold {
 const NOTHING_HELD: TargetHold = { refusal: null, fresh: null };
 
 /**
- * Claim the call's target in the TenantLedger of the target's shard (tenant + tool + shard)
- * when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's calls.
+ * Claim the call's target in the TargetClaims object of the target's shard (tenant + tool +
+ * shard) when a tenant-wide per-target rule binds it: no object is shared by all of a tenant's
+ * calls.
  * The claim is asked beside the run's decision, and the tool is reached only when both let
- * it: see TenantLedger for why this fails closed. A call no such rule binds holds nothing,
+ * it: see TargetClaims for why this fails closed. A call no such rule binds holds nothing,
  * at once.
  */
 export function holdTarget(
@@ -58,7 +59,7 @@ export function holdTarget(
 }
 
 async function claimTarget(env: Env, claim: TargetClaim): Promise<TargetHold> {
-  const tenant = env.TENANT_LEDGER.getByName(claimObjectName(claim));
+  const tenant = env.TARGET_CLAIMS.getByName(claimObjectName(claim));
   const held = await tenant.claim(claim);
   if (held.kind === "refuse") return { refusal: held.refusal, fresh: null };
   if (!held.fresh) return NOTHING_HELD;

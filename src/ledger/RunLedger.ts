@@ -244,7 +244,7 @@ export class RunLedger extends DurableObject<Env> {
     return this.asOperator((scope) => resolve(scope, seq, resolution, act));
   }
 
-  /** Whether the run admitted a call on `target` of `tool` (a TenantLedger confirms a claim). */
+  /** Whether the run admitted a call on `target` of `tool` (a TargetClaims object confirms a claim). */
   usedTarget(tool: string, target: string): boolean {
     return this.storage.built && targetUsed(this.sql, tool, target);
   }

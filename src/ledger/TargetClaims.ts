@@ -1,42 +1,14 @@
 /**
- * The TenantLedger object, in two roles by name: one per shard of a tool's claimed targets
- * (tenant-wide per-target caps) and one per tenant (its approval and run indexes, console
- * sign-outs).
+ * The TargetClaims object: one per shard of a tool's claimed targets, for tenant-wide
+ * per-target caps.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ApprovalStatus } from "../core/approval.ts";
 import { sha256HexSync } from "../core/audit-chain.ts";
-import {
-  type ApprovalAdmission,
-  type ApprovalCaps,
-  type ApprovalIndexEntry,
-  admitApproval,
-  indexedApprovals,
-  markApproval,
-  noteApproval,
-} from "./approval-index.ts";
-import { isSignedOut, recordSignOut } from "./console-sessions.ts";
-import { FRESH_TENANT_SCHEMA } from "./fresh-schema.ts";
+import { FRESH_CLAIMS_SCHEMA } from "./fresh-schema.ts";
 import { migrate } from "./migrate.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
-import {
-  admitRun,
-  endRun,
-  type IndexedRun,
-  indexRun,
-  type OpeningRun,
-  type OpenRunCaps,
-  type RunAdmission,
-  recentRuns,
-} from "./run-index.ts";
-import {
-  decideClaim,
-  type LapsedClaim,
-  lapsedClaims,
-  releaseClaim,
-  settleClaim,
-} from "./target-claims.ts";
-import { TENANT_MIGRATIONS } from "./tenant-migrations.ts";
+import { decideClaim, type LapsedClaim, releaseClaim, settleClaim } from "./target-claims.ts";
+import { CLAIMS_MIGRATIONS } from "./tenant-migrations.ts";
 
 /**
  * How many objects hold a tenant's claims on one tool. Each target belongs to one of them, by
@@ -64,10 +36,7 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * (claimObjectName), so every run claiming that target meets the same single-threaded object, a
  * claim is one `transactionSync` check-and-insert, and no object is shared by all of the
  * tenant's targets: a tenant's capped mutations spread over CLAIM_SHARDS objects per tool
- * (docs/scaling.md). Objects named before (by tenant alone, then one per target) keep the
- * claims they hold; a new claim is checked in its shard. The object named by
- * tenant alone also keeps the tenant's approval index: written only when a call asks a
- * person, never on the path of a call that is admitted.
+ * (docs/scaling.md).
  *
  * The call path claims here while the run's RunLedger decides, and reaches the tool only when
  * both let it: it releases the claim if the run refuses the call, and asks the run to take
@@ -79,18 +48,15 @@ export function claimObjectName(c: Pick<TargetClaim, "tenant" | "tool" | "target
  * admitted a call on the target: confirmed if it did, dropped if not (a worker that died
  * before releasing it). So an uncontended claim costs one step and no alarm, and a question
  * is asked only of a claim that matters; until it is, the claim errs on the side of fewer
- * calls. Objects whose alarm was set for claims before settle them when it rings.
- *
- * It also holds the tenant's run index (`run-index.ts`), written once per run, and the console
- * sessions signed out before they expired (`console-sessions.ts`).
+ * calls.
  */
-export class TenantLedger extends DurableObject<Env> {
+export class TargetClaims extends DurableObject<Env> {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    migrate(this.sql, TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA);
+    migrate(this.sql, CLAIMS_MIGRATIONS, FRESH_CLAIMS_SCHEMA);
   }
 
   /**
@@ -107,11 +73,6 @@ export class TenantLedger extends DurableObject<Env> {
     }
   }
 
-  /** Settle claims past their lease that an alarm set before was left to settle. */
-  override async alarm(): Promise<void> {
-    for (const lapsed of lapsedClaims(this.sql, Date.now())) await this.askRun(lapsed);
-  }
-
   /**
    * Ask the run of an unconfirmed claim past its lease whether it admitted a call on the
    * target: confirm the claim if it did, drop it if not. A claim settled meanwhile is left.
@@ -124,61 +85,5 @@ export class TenantLedger extends DurableObject<Env> {
   /** Drop a fresh claim whose call the run refused; only the claiming call may drop it. */
   release(c: TargetClaim): void {
     releaseClaim(this.sql, c);
-  }
-
-  /**
-   * Index a run about to be created, or refuse it when its key or the tenant has as many open
-   * runs as the policy allows (run-index.ts); asked by the run's first write.
-   */
-  openRun(run: OpeningRun, caps: OpenRunCaps): RunAdmission {
-    return this.ctx.storage.transactionSync(() => admitRun(this.sql, run, caps, Date.now()));
-  }
-
-  /** A run of the tenant was halted at `at`: it no longer counts as open. */
-  endRun(runId: string, at: number): void {
-    endRun(this.sql, runId, at);
-  }
-
-  /** Add a run to the tenant's index; called once, when the run's ledger row is created. */
-  indexRun(run: IndexedRun): void {
-    indexRun(this.sql, run);
-  }
-
-  /** The tenant's `limit` most recently created runs, newest first. */
-  runs(limit: number): IndexedRun[] {
-    return recentRuns(this.sql, limit);
-  }
-
-  /** Refuse a console session from now on: it was signed out. */
-  signOut(sessionId: string, expiresAt: number): void {
-    recordSignOut(this.sql, sessionId, expiresAt);
-  }
-
-  /** Whether a console session was signed out. */
-  signedOut(sessionId: string): boolean {
-    return isSignedOut(this.sql, sessionId);
-  }
-
-  /** Note a new approval of one of the tenant's runs, or its new state. */
-  noteApproval(entry: ApprovalIndexEntry): void {
-    noteApproval(this.sql, entry);
-  }
-
-  /**
-   * Note a new approval of one of the tenant's runs unless the tenant has as many pending as
-   * the policy allows; answers whether the webhook may page it (approval-index.ts).
-   */
-  admitApproval(entry: ApprovalIndexEntry, caps: ApprovalCaps): ApprovalAdmission {
-    return this.ctx.storage.transactionSync(() => admitApproval(this.sql, entry, caps, Date.now()));
-  }
-
-  /** Note that an approval of one of the tenant's runs changed status. */
-  markApproval(id: string, status: ApprovalStatus): void {
-    markApproval(this.sql, id, status);
-  }
-
-  /** The tenant's approvals, oldest first, or only those of `status`. */
-  approvals(status: ApprovalStatus | null, limit: number): ApprovalIndexEntry[] {
-    return indexedApprovals(this.sql, status, Date.now(), limit);
   }
 }

@@ -12,7 +12,7 @@ export function ledgerOf(env: Env, ref: RunRef) {
   return env.RUN_LEDGER.getByName(`${ref.tenant}/${ref.runId}`);
 }
 
-/** The tenant's own object: its run and approval indexes (its target claims are sharded). */
-export function tenantLedgerOf(env: Env, tenant: string) {
-  return env.TENANT_LEDGER.getByName(tenant);
+/** The tenant's TenantIndex: its run and approval indexes (its target claims are sharded). */
+export function tenantIndexOf(env: Env, tenant: string) {
+  return env.TENANT_INDEX.getByName(tenant);
 }

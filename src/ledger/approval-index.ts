@@ -1,5 +1,5 @@
 /**
- * The tenant's index of approvals, kept by its TenantLedger so an operator can list what
+ * The tenant's index of approvals, kept by its TenantIndex so an operator can list what
  * waits across runs without knowing them. The index follows the runs: each run's RunLedger
  * holds the approval and decides it, and the worker notes each new approval and each decision
  * here after the run's own step. A worker that dies in between leaves the index behind the

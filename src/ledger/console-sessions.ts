@@ -1,7 +1,7 @@
 /**
  * Console sessions that were signed out before they expired. A session is a signed cookie
  * (src/console/session.ts), valid on its own until it expires; signing out records its id
- * here, in the tenant's TenantLedger, so a copy of the cookie is refused from then on. Rows
+ * here, in the tenant's TenantIndex, so a copy of the cookie is refused from then on. Rows
  * are dropped once the session would have expired anyway.
  */
 

@@ -125,8 +125,8 @@ CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);`,
 };
 
-/** The TenantLedger's schema after its 1 migration steps. */
-export const FRESH_TENANT_SCHEMA: FreshSchema = {
+/** The TargetClaims object's schema after its 1 migration steps. */
+export const FRESH_CLAIMS_SCHEMA: FreshSchema = {
   steps: 1,
   sql: `CREATE TABLE target_claim (
      tool TEXT NOT NULL,
@@ -140,7 +140,14 @@ export const FRESH_TENANT_SCHEMA: FreshSchema = {
      confirmed INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    ) WITHOUT ROWID;
-CREATE TABLE approval_index (
+CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
+  rare: ``,
+};
+
+/** The TenantIndex object's schema after its 1 migration steps. */
+export const FRESH_TENANT_INDEX_SCHEMA: FreshSchema = {
+  steps: 1,
+  sql: `CREATE TABLE approval_index (
      approval_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,
      tool TEXT NOT NULL,
@@ -160,7 +167,6 @@ CREATE TABLE console_signed_out (
      session_id TEXT PRIMARY KEY,
      expires_at INTEGER NOT NULL
    ) WITHOUT ROWID;
-CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
 CREATE INDEX approval_index_by_status ON approval_index (status, requested_at);
 CREATE INDEX run_index_by_created ON run_index (created_at);
 CREATE INDEX run_index_open ON run_index (ends_at);

@@ -1,6 +1,6 @@
 /**
- * The RunLedger's migration steps (the TenantLedger's are in tenant-migrations.ts; an object
- * applies either with migrate.ts).
+ * The RunLedger's migration steps (the TargetClaims' and TenantIndex's are in
+ * tenant-migrations.ts; an object applies its own with migrate.ts).
  */
 /**
  * The RunLedger's SQLite schema, as numbered, append-only steps. Each runs once, in

@@ -1,7 +1,8 @@
 /**
- * The RunLedger's and TenantLedger's RPC protocol: what the worker sends and what it gets back.
- * What the API publishes of a run (its budget, status, audit entries) is inferred from the
- * wire shapes of `src/core/shapes/`, so the ledger and the wire cannot drift apart.
+ * The RunLedger's, TargetClaims' and TenantIndex's RPC protocol: what the worker sends and what
+ * it gets back. What the API publishes of a run (its budget, status, audit entries) is
+ * inferred from the wire shapes of `src/core/shapes/`, so the ledger and the wire cannot drift
+ * apart.
  */
 import type { Charge, Proposal } from "../core/admission.ts";
 import type { Effect } from "../core/contract.ts";
@@ -174,7 +175,7 @@ export type OpenAnswer =
   | { kind: "opened"; created: boolean; view: RunView }
   | { kind: "refuse"; refusal: Refusal; field: string | null };
 
-/** A claim on a target whose cap spans every run of a tenant (the TenantLedger). */
+/** A claim on a target whose cap spans every run of a tenant (a TargetClaims object). */
 export interface TargetClaim {
   /** Exact tool name. */
   tool: string;
@@ -196,5 +197,5 @@ export interface TargetClaim {
   leaseMs: number;
 }
 
-/** The TenantLedger's answer: the claim is held (`fresh` when this call made it), or refused. */
+/** The TargetClaims object's answer: the claim is held (`fresh` when this call made it), or refused. */
 export type ClaimAnswer = { kind: "held"; fresh: boolean } | { kind: "refuse"; refusal: Refusal };

@@ -1,5 +1,5 @@
 /**
- * A tenant's index of its runs, kept in the tenant's own TenantLedger so listing them is one
+ * A tenant's index of its runs, kept in the tenant's own TenantIndex so listing them is one
  * strongly consistent read. A run is written here once, when its RunLedger row is created;
  * everything that changes with each call (status, budget, counts) stays in the run's own
  * object and is read from there, so the index is never on a call's path after the first.

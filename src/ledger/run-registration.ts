@@ -11,7 +11,7 @@
 import type { Fence } from "../core/policy.ts";
 import { limitsFor } from "../core/policy.ts";
 import { refuse } from "../core/reasons.ts";
-import { tenantLedgerOf } from "./address.ts";
+import { tenantIndexOf } from "./address.ts";
 import type { Recorded, RunRef } from "./protocol.ts";
 import { type RunRow, unusedBudget } from "./views.ts";
 
@@ -25,7 +25,7 @@ async function registerRun(
   run: Pick<RunRow, "tenant" | "run_id" | "created_at">,
 ): Promise<number | null> {
   try {
-    await tenantLedgerOf(env, run.tenant).indexRun({
+    await tenantIndexOf(env, run.tenant).indexRun({
       run_id: run.run_id,
       created_at: run.created_at,
     });
@@ -70,7 +70,7 @@ export class RunIndexing {
       perKey: policy.max_open_runs_per_key,
       perTenant: policy.max_open_runs_per_tenant,
     };
-    const answer = await tenantLedgerOf(this.env, ref.tenant).openRun(opening, caps);
+    const answer = await tenantIndexOf(this.env, ref.tenant).openRun(opening, caps);
     if (!answer.ok) {
       const whose = answer.scope === "key" ? "This key" : `Tenant ${ref.tenant}`;
       const refusal = refuse(
@@ -87,7 +87,7 @@ export class RunIndexing {
   /** Tell the tenant's index the run was halted at `at`; a failure leaves it counted till its deadline. */
   async ended(run: Pick<RunRow, "tenant" | "run_id">, at: number): Promise<void> {
     try {
-      await tenantLedgerOf(this.env, run.tenant).endRun(run.run_id, at);
+      await tenantIndexOf(this.env, run.tenant).endRun(run.run_id, at);
     } catch (e) {
       console.error("run index end failed; the run counts as open until its deadline", e);
     }

@@ -1,5 +1,5 @@
 /**
- * Tenant-wide target claims inside their TenantLedger (see there): deciding a claim in one
+ * Tenant-wide target claims inside their TargetClaims object (see there): deciding a claim in one
  * transaction, finding the claims past their lease that stand in its way, and settling one
  * once its run answered.
  */
@@ -63,16 +63,6 @@ export function decideClaim(sql: SqlStorage, c: TargetClaim, now: number): Claim
     now + c.leaseMs,
   );
   return { kind: "held", fresh: true };
-}
-
-/** Every unconfirmed claim of the object past its lease at `now`. */
-export function lapsedClaims(sql: SqlStorage, now: number): LapsedClaim[] {
-  return sql
-    .exec<LapsedClaim>(
-      `SELECT tool, target, run_id, intent, tenant FROM target_claim WHERE ${LAPSED}`,
-      now,
-    )
-    .toArray();
 }
 
 /** Confirm a lapsed claim whose run admitted the call, or drop it; one settled before stays. */

@@ -1,17 +1,16 @@
 /**
- * The TenantLedger's SQLite schema as numbered, append-only steps, applied by migrate()
- * (migrate.ts).
+ * The SQLite schemas of the tenant's objects, TargetClaims and TenantIndex, as numbered,
+ * append-only steps, applied by migrate() (migrate.ts); step 1 of each is its whole schema.
+ * Each table keeps its rows in its key's own b-tree (WITHOUT ROWID), as the RunLedger's keyed
+ * tables do.
  */
 
 /**
- * The steps; step 1 is the whole schema. Claims on targets whose per-target cap spans every run
- * of the tenant: one row per (tool, target, run, intent), an intent being an idempotency key,
- * so a retry of the same intent holds the same claim (target-claims.ts). The tenant's index of
- * approvals (approval-index.ts) and of runs (run-index.ts), and the console sessions signed out
- * before they expired (console-sessions.ts). Each table keeps its rows in its key's own b-tree
- * (WITHOUT ROWID), as the RunLedger's keyed tables do.
+ * A TargetClaims object's: claims on targets whose per-target cap spans every run of the
+ * tenant, one row per (tool, target, run, intent), an intent being an idempotency key, so a
+ * retry of the same intent holds the same claim (target-claims.ts).
  */
-export const TENANT_MIGRATIONS: readonly string[] = [
+export const CLAIMS_MIGRATIONS: readonly string[] = [
   `CREATE TABLE target_claim (
      tool TEXT NOT NULL,
      target TEXT NOT NULL,
@@ -24,8 +23,16 @@ export const TENANT_MIGRATIONS: readonly string[] = [
      confirmed INTEGER NOT NULL,
      PRIMARY KEY (tool, target, run_id, intent)
    ) WITHOUT ROWID;
-   CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;
-   CREATE TABLE approval_index (
+   CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
+];
+
+/**
+ * A TenantIndex object's: the tenant's index of approvals (approval-index.ts) and of runs
+ * (run-index.ts), and the console sessions signed out before they expired
+ * (console-sessions.ts).
+ */
+export const TENANT_INDEX_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE approval_index (
      approval_id TEXT PRIMARY KEY,
      run_id TEXT NOT NULL,
      tool TEXT NOT NULL,

@@ -17,7 +17,7 @@ export interface ToolUses {
 /**
  * What the run has used of the caps binding one call: its tool's per-run cap (its uses from
  * `uses`) and the per-target cap. A tenant-wide target rule is also counted per run here (the
- * run's share can never exceed the tenant's); the TenantLedger holds the tenant-wide count.
+ * run's share can never exceed the tenant's); a TargetClaims object holds the tenant-wide count.
  */
 export function callCaps(
   sql: SqlStorage,

@@ -49,7 +49,7 @@ describe("caps on approvals that wait for a person", () => {
   }, 60_000);
 
   it("pages the webhook at most the policy's pages a minute", async () => {
-    const tenant = env.TENANT_LEDGER.getByName(`t-${crypto.randomUUID()}`);
+    const tenant = env.TENANT_INDEX.getByName(`t-${crypto.randomUUID()}`);
     const caps = { pending: 10, pagesPerMinute: 2 };
     const now = Date.now();
     const entry = () => ({

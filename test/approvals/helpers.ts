@@ -54,7 +54,7 @@ export async function lapse(run: string, approvalId: string, tenant = "default")
   await vi.waitFor(
     async () => {
       const changed = await runInDurableObject(
-        env.TENANT_LEDGER.getByName(tenant),
+        env.TENANT_INDEX.getByName(tenant),
         (_i, state) =>
           state.storage.sql.exec(
             "UPDATE approval_index SET expires_at = ? WHERE approval_id = ?",

@@ -1,6 +1,5 @@
 import {
   createExecutionContext,
-  runDurableObjectAlarm,
   runInDurableObject,
   waitOnExecutionContext,
 } from "cloudflare:test";
@@ -8,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../demo/worker.ts";
 import type { TargetClaim } from "../../src/ledger/protocol.ts";
-import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
+import { claimObjectName } from "../../src/ledger/TargetClaims.ts";
 import { callerWith, dev, devRequest, json, newRun, ticketCall } from "../helpers.ts";
 
 function claimOf(tenant: string, runId: string, target: string): TargetClaim {
@@ -27,7 +26,7 @@ function claimOf(tenant: string, runId: string, target: string): TargetClaim {
 
 /** The object that holds the claims on `target` of `create_ticket` in `tenant`. */
 function claimsOn(tenant: string, target: string) {
-  return env.TENANT_LEDGER.getByName(claimObjectName({ tenant, tool: "create_ticket", target }));
+  return env.TARGET_CLAIMS.getByName(claimObjectName({ tenant, tool: "create_ticket", target }));
 }
 
 /** Let every unconfirmed claim's lease run out on `target`. */
@@ -129,19 +128,6 @@ describe("tenant-wide target claims", () => {
     ]);
     expect(answers.map((a) => a.kind).toSorted()).toEqual(["held", "refuse"]);
     expect(await claimRows(tenant, target)).toHaveLength(1);
-  });
-
-  it("settles lapsed claims when an alarm set for them before rings, and sets none again", async () => {
-    const tenant = `t-${crypto.randomUUID()}`;
-    const target = `T-${crypto.randomUUID()}`;
-    const stub = claimsOn(tenant, target);
-    await stub.claim(claimOf(tenant, newRun(), target));
-    await claimLeasesRunOut(tenant, target);
-    await runInDurableObject(stub, (_i, state) => state.storage.setAlarm(Date.now() + 60_000));
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await claimRows(tenant, target)).toEqual([]);
-    const alarm = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
-    expect(alarm).toBeNull();
   });
 
   it("gives the claim back, never confirms it, when its run refused the call", async () => {

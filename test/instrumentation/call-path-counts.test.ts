@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../demo/worker.ts";
-import { claimObjectName } from "../../src/ledger/TenantLedger.ts";
+import { claimObjectName } from "../../src/ledger/TargetClaims.ts";
 import { logsCall, newService } from "../cache/helpers.ts";
 import { devRequest, newRun, seedTicket, ticketCall } from "../helpers.ts";
 import { type Counter, type Counts, counter, snapshot } from "./counting.ts";
@@ -25,6 +25,7 @@ interface Measured {
 /** Propose `body` through the worker with counted bindings, watching the run's transactions. */
 async function measure(count: Counter, runId: string, body: unknown): Promise<Measured> {
   await count.watch("RUN_LEDGER", `default/${runId}`);
+  await count.watchTenant("default");
   count.counts.run.length = 0;
   const ctx = createExecutionContext();
   const request = devRequest(`/v1/runs/${runId}/calls`, {
@@ -47,7 +48,7 @@ async function measure(count: Counter, runId: string, body: unknown): Promise<Me
 /** Fresh counters for the next call, keeping the bindings' spies. */
 function reset(count: Counter) {
   const c = count.counts;
-  for (const list of [c.run, c.claim, c.timeline, c.cache, c.kv, c.limiter, c.alarms]) {
+  for (const list of [c.run, c.claim, c.tenant, c.timeline, c.cache, c.kv, c.limiter, c.alarms]) {
     list.length = 0;
   }
   c.upstream = 0;
@@ -66,11 +67,20 @@ describe("what each path waits on before its answer", () => {
 
   it("a noop: one RunLedger step, one transaction, no upstream, no cache", async () => {
     const count = counter();
-    const m = await measure(count, newRun(), { tool: "noop", args: {} });
+    const run = newRun();
+    const m = await measure(count, run, { tool: "noop", args: {} });
     expect(m.status).toBe(200);
     expect(m.before).toMatchObject({ run: ["propose"], claim: [], cache: [], kv: [] });
     expect(m.before.transactions).toBe(1);
     expect(m.before.upstream).toBe(0);
+    // A run's first call waits for its tenant's index once: it counts the open runs.
+    expect(m.before.tenant).toEqual(["openRun"]);
+    expect(m.after.tenant).toEqual(["openRun"]);
+    reset(count);
+    const next = await measure(count, run, { tool: "noop", args: {} });
+    expect(next.status).toBe(200);
+    expect(next.before).toMatchObject({ run: ["propose"], claim: [], tenant: [] });
+    expect(next.after.tenant).toEqual([]);
   });
 
   it("a cache hit: the noop's one ledger step, and no Cache API or KV await", async () => {
@@ -121,6 +131,8 @@ describe("what each path waits on before its answer", () => {
     const next = await measure(count, run, again);
     expect(next.status).toBe(200);
     expect(next.after.alarms).toEqual([]);
+    // No object shared by the tenant's runs is on a later call's path.
+    expect(next.after).toMatchObject({ claim: [], tenant: [] });
   });
 
   it("a mutation under a tenant-wide target rule: one claim step on the target's own object, beside the run's", async () => {
@@ -128,7 +140,7 @@ describe("what each path waits on before its answer", () => {
     const target = `T-${crypto.randomUUID()}`;
     const run = newRun();
     const claims = claimObjectName({ tenant: "default", tool: "create_ticket", target });
-    await count.watch("TENANT_LEDGER", claims);
+    await count.watch("TARGET_CLAIMS", claims);
     const call = ticketCall("create_ticket", { ticket_id: target }, "k-count-create");
     const m = await measure(count, run, call);
     expect(m.status).toBe(200);
@@ -144,6 +156,8 @@ describe("what each path waits on before its answer", () => {
     expect(m.before.upstream).toBe(1);
     // The one alarm write is the new run's end: the claim sets none.
     expect(m.after.alarms).toEqual(["setAlarm"]);
+    // The tenant's own object is asked only for the new run, never about the claim.
+    expect(m.after.tenant).toEqual(["openRun"]);
     // The claim and the run's decision are asked together: the call waits for two object
     // steps, not three.
     expect(m.before.timeline.slice(0, 4).toSorted()).toEqual([

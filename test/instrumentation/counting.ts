@@ -8,13 +8,16 @@ import { demoUpstreams } from "../helpers.ts";
  * Durable Object RPC (per namespace), KV read and write, rate-limiter check and service
  * fetch; Cache API calls are counted by spying on `caches.default`; storage transactions,
  * and alarm writes by spying on the objects' own `transactionSync` and
- * `setAlarm`/`deleteAlarm`. Nothing in the code under test knows.
+ * `setAlarm`/`deleteAlarm`; the calls a tenant's TenantIndex takes, from the worker or from
+ * a run's object, by wrapping that object's methods. Nothing in the code under test knows.
  */
 export interface Counts {
   /** RPCs to a RunLedger, by method. */
   run: string[];
-  /** RPCs to a TenantLedger (target claims), by method. */
+  /** RPCs to a TargetClaims object, by method. */
   claim: string[];
+  /** Calls the watched TenantIndex took (from any caller), by method. */
+  tenant: string[];
   /**
    * Every Durable Object RPC as it starts (`start run.propose`) and as its answer lands
    * (`end run.propose`), in order: which steps overlap and which wait for another.
@@ -41,13 +44,16 @@ export interface Counter {
   /** What has been counted so far. */
   counts: Counts;
   /** Count the transactions and alarm writes of the object `name` of `binding` from now on. */
-  watch(binding: "RUN_LEDGER" | "TENANT_LEDGER", name: string): Promise<void>;
+  watch(binding: "RUN_LEDGER" | "TARGET_CLAIMS", name: string): Promise<void>;
+  /** Count the calls the tenant's TenantIndex takes from now on, whoever makes them. */
+  watchTenant(tenant: string): Promise<void>;
 }
 
 function fresh(): Counts {
   return {
     run: [],
     claim: [],
+    tenant: [],
     timeline: [],
     cache: [],
     kv: [],
@@ -127,7 +133,7 @@ export function counter(): Counter {
   const wrapped = {
     ...env,
     RUN_LEDGER: countedNamespace(env.RUN_LEDGER, counts.run, counts.timeline, "run"),
-    TENANT_LEDGER: countedNamespace(env.TENANT_LEDGER, counts.claim, counts.timeline, "claim"),
+    TARGET_CLAIMS: countedNamespace(env.TARGET_CLAIMS, counts.claim, counts.timeline, "claim"),
     RESULTS: counted(env.RESULTS, counts.kv, "RESULTS."),
     API_KEYS: counted(env.API_KEYS, counts.kv, "API_KEYS."),
     CALL_LIMITER: limited("CALL_LIMITER", env.CALL_LIMITER),
@@ -170,6 +176,26 @@ export function counter(): Counter {
           }
         },
       );
+    },
+    async watchTenant(tenant) {
+      if (watched.has(`TENANT_INDEX/${tenant}`)) return;
+      watched.add(`TENANT_INDEX/${tenant}`);
+      // An RPC reaches only the class's own methods: the spies sit on its prototype and count
+      // the calls made on this tenant's instance alone.
+      await runInDurableObject(env.TENANT_INDEX.getByName(tenant), (instance: object) => {
+        const proto = Object.getPrototypeOf(instance) as Record<
+          string,
+          (...a: unknown[]) => unknown
+        >;
+        for (const method of Object.getOwnPropertyNames(proto)) {
+          const real = proto[method];
+          if (method === "constructor" || typeof real !== "function") continue;
+          vi.spyOn(proto, method).mockImplementation(function (this: unknown, ...a: unknown[]) {
+            if (this === instance) counts.tenant.push(method);
+            return Reflect.apply(real, this, a);
+          });
+        }
+      });
     },
   };
 }

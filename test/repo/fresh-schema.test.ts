@@ -4,10 +4,14 @@ import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf, tableOf } from "../../scripts/lib/schema.ts";
 import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
-import { FRESH_RUN_SCHEMA, FRESH_TENANT_SCHEMA } from "../../src/ledger/fresh-schema.ts";
+import {
+  FRESH_CLAIMS_SCHEMA,
+  FRESH_RUN_SCHEMA,
+  FRESH_TENANT_INDEX_SCHEMA,
+} from "../../src/ledger/fresh-schema.ts";
 import { type FreshSchema, migrate } from "../../src/ledger/migrate.ts";
 import { MIGRATIONS, RARE_RUN_TABLES } from "../../src/ledger/migrations.ts";
-import { TENANT_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
+import { CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
 
 const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
 
@@ -31,13 +35,14 @@ function versionOf(db: DatabaseSync): number {
 
 const LEDGERS: [string, readonly string[], FreshSchema][] = [
   ["RunLedger", MIGRATIONS, FRESH_RUN_SCHEMA],
-  ["TenantLedger", TENANT_MIGRATIONS, FRESH_TENANT_SCHEMA],
+  ["TargetClaims", CLAIMS_MIGRATIONS, FRESH_CLAIMS_SCHEMA],
+  ["TenantIndex", TENANT_INDEX_MIGRATIONS, FRESH_TENANT_INDEX_SCHEMA],
 ];
 
 describe("a new object's schema in one step", () => {
   it("src/ledger/fresh-schema.ts is what `npm run schema` writes from the steps now", () => {
     expect(readFileSync(FILE, "utf8")).toBe(
-      renderFreshSchemas(MIGRATIONS, TENANT_MIGRATIONS, RARE_RUN_TABLES),
+      renderFreshSchemas(MIGRATIONS, CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS, RARE_RUN_TABLES),
     );
   });
 
@@ -92,7 +97,8 @@ describe("a new object's schema in one step", () => {
     for (const table of RARE_RUN_TABLES) expect(made(FRESH_RUN_SCHEMA.sql).has(table)).toBe(false);
     expect(made(FRESH_RUN_SCHEMA.sql)).toContain("audit");
     expect(FRESH_RUN_SCHEMA.rare).toContain("CREATE INDEX approval_by_status");
-    expect(FRESH_TENANT_SCHEMA.rare).toBe("");
+    expect(FRESH_CLAIMS_SCHEMA.rare).toBe("");
+    expect(FRESH_TENANT_INDEX_SCHEMA.rare).toBe("");
   });
 
   it("an audit append binds every column of the audit table, in the table's order", () => {
