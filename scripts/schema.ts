@@ -4,7 +4,7 @@
  * src/ledger/migrations.ts; a test fails while the file is out of date.
  */
 import { writeFileSync } from "node:fs";
-import { MIGRATIONS, RARE_RUN_TABLES } from "../src/ledger/migrations.ts";
+import { MIGRATIONS } from "../src/ledger/migrations.ts";
 import { CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS } from "../src/ledger/tenant-migrations.ts";
 import { renderFreshSchemas } from "./lib/schema.ts";
 
@@ -12,6 +12,6 @@ const FRESH_SCHEMA_FILE = "src/ledger/fresh-schema.ts";
 
 writeFileSync(
   FRESH_SCHEMA_FILE,
-  renderFreshSchemas(MIGRATIONS, CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS, RARE_RUN_TABLES),
+  renderFreshSchemas(MIGRATIONS, CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS),
 );
 process.stdout.write(`wrote ${FRESH_SCHEMA_FILE}\n`);

@@ -35,29 +35,9 @@ export function schemaAfter(scripts: readonly string[]): string[] {
   return schema;
 }
 
-/** The table a CREATE TABLE, INDEX or TRIGGER statement makes or is on. */
-export function tableOf(statement: string): string {
-  const m =
-    /^CREATE (?:TABLE "?(\w+)|(?:UNIQUE )?INDEX \w+ ON "?(\w+)|TRIGGER \w+ \w+ \w+ ON "?(\w+))/.exec(
-      statement,
-    );
-  const table = m?.[1] ?? m?.[2] ?? m?.[3];
-  if (table === undefined) throw new Error(`no table in: ${statement.slice(0, 60)}`);
-  return table;
-}
-
-function literal(
-  name: string,
-  what: string,
-  steps: readonly string[],
-  rare: readonly string[],
-): string {
-  const all = schemaAfter(steps);
-  const isRare = (statement: string) => rare.includes(tableOf(statement));
-  const sql = all.filter((s) => !isRare(s)).join("\n");
-  const later = all.filter(isRare).join("\n");
-  const text = `${sql}\n${later}`;
-  if (text.includes("`") || text.includes("${"))
+function literal(name: string, what: string, steps: readonly string[]): string {
+  const sql = schemaAfter(steps).join("\n");
+  if (sql.includes("`") || sql.includes("${"))
     throw new Error(
       `${name}: the SQL holds a backtick or \${, which the template literal would read`,
     );
@@ -66,35 +46,31 @@ function literal(
     `export const ${name}: FreshSchema = {`,
     `  steps: ${steps.length},`,
     `  sql: \`${sql}\`,`,
-    `  rare: \`${later}\`,`,
     "};",
   ].join("\n");
 }
 
 /**
- * The source of src/ledger/fresh-schema.ts for the three objects' steps; the RunLedger's
- * `rare` tables apart.
+ * The source of src/ledger/fresh-schema.ts for the three objects' steps.
  */
 export function renderFreshSchemas(
   run: readonly string[],
   claims: readonly string[],
   tenantIndex: readonly string[],
-  rare: readonly string[],
 ): string {
   return [
     "/**",
     " * Written by `npm run schema` (scripts/schema.ts) from the steps in migrations.ts, never by",
     " * hand: the schema the steps leave, which a new object builds in one step instead of running",
-    " * each step in turn (but the run's rare tables: `rare`, built at their first write by",
-    " * rare-tables.ts). test/repo/fresh-schema.test.ts fails while it is out of date.",
+    " * each step in turn. test/repo/fresh-schema.test.ts fails while it is out of date.",
     " */",
     'import type { FreshSchema } from "./migrate.ts";',
     "",
-    literal("FRESH_RUN_SCHEMA", "RunLedger", run, rare),
+    literal("FRESH_RUN_SCHEMA", "RunLedger", run),
     "",
-    literal("FRESH_CLAIMS_SCHEMA", "TargetClaims object", claims, []),
+    literal("FRESH_CLAIMS_SCHEMA", "TargetClaims object", claims),
     "",
-    literal("FRESH_TENANT_INDEX_SCHEMA", "TenantIndex object", tenantIndex, []),
+    literal("FRESH_TENANT_INDEX_SCHEMA", "TenantIndex object", tenantIndex),
     "",
   ].join("\n");
 }

@@ -24,11 +24,9 @@ import { listApprovals } from "./approvals.ts";
 import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { head } from "./audit-log.ts";
+import { append, head, openEntry } from "./audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
 import type { HaltView, SettleAnswer } from "./halt-types.ts";
-import { type Kept, within } from "./kept.ts";
-import { LogMirror } from "./log-mirror.ts";
 import { openRun } from "./open-run.ts";
 import { decide, halt, type LedgerScope, listEscalations, resolve } from "./operator.ts";
 import { policyVersion } from "./policy-version.ts";
@@ -46,10 +44,10 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
-import { buildRunStorage, RunStorage, rareTablesKept } from "./rare-tables.ts";
 import { RunIndexing } from "./run-registration.ts";
-import { KnownRun, readRun } from "./run-row.ts";
+import { readRun, runRowOf } from "./run-row.ts";
 import { statusOf, summaryOf } from "./run-status.ts";
+import { RunStorage } from "./run-storage.ts";
 import { settleCall } from "./settle.ts";
 import { targetUsed } from "./usage.ts";
 import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
@@ -66,13 +64,8 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
-  /** Kept between writes (kept.ts): of the log (log-mirror.ts), the run's row, its rare tables. */
-  private readonly mirror = new LogMirror();
-  private readonly known: KnownRun;
-  private readonly rare: Kept;
-  /** Every write's one storage transaction; a failed one forgets what is kept. */
-  private readonly transact = <T>(f: () => T): T =>
-    within(this.ctx.storage, f, [this.mirror, this.known, this.rare]);
+  /** Every write's one storage transaction. */
+  private readonly transact = <T>(f: () => T): T => this.ctx.storage.transactionSync(f);
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
@@ -86,19 +79,14 @@ export class RunLedger extends DurableObject<Env> {
     super(ctx, env);
     this.fence = fence;
     this.sql = ctx.storage.sql;
-    this.known = new KnownRun(fence);
-    this.rare = rareTablesKept(this.sql);
     this.storage = new RunStorage(this.sql);
     this.reader = new SegmentReader(env.AUDIT_ARCHIVE);
     this.index = new RunIndexing(env, fence);
     this.alarms = new ArchiveAlarm(ctx.storage, { env, sql: this.sql, transact: this.transact });
     // Synchronous, in the constructor: no request reaches the object before it is done. A
-    // storage built just now holds no run and no entry, so neither is read. A storage with no
-    // schema is built at the first write, so reading a run never seen leaves no database.
-    const fresh = this.storage.built ? buildRunStorage(this.sql) : true;
-    if (fresh) this.mirror.startsEmpty();
-    const run = this.known.holds(fresh ? null : readRun(this.sql));
-    this.alarms.start(run);
+    // storage with no schema is built at the first write, so reading a run never seen leaves
+    // no database.
+    this.alarms.start(this.storage.built ? readRun(this.sql) : null);
   }
 
   /** Decide a call that passed the contract gate: admit, replay, refuse it or ask a person. */
@@ -113,9 +101,8 @@ export class RunLedger extends DurableObject<Env> {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) =>
-        abandonCall(this.mirror.openEntry(this.sql, callId), { run, now }, this.logOutcome);
-      const charged = (row: RunRow) => this.known.holds(row);
-      return decideProposal({ ledger, abandon, charged, kept: this.mirror }, p, version);
+        abandonCall(openEntry(this.sql, callId), { run, now }, this.logOutcome);
+      return decideProposal({ ledger, abandon }, p, version);
     });
     // A new run's alarm first, so the call's own bound (a new key's expiry, the run's end for
     // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.
@@ -128,15 +115,17 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Close an admitted call with its outcome, marked when it comes after a halt (settle.ts). */
   settle(ref: RunRef, s: Settlement): SettleAnswer {
-    const budget = this.close(ref, (run) =>
-      settleCall(this.sql, this.mirror, run, s, this.logOutcome),
-    );
-    return { budget, afterHalt: this.known.of(this.sql, ref, Date.now()).halted_at !== null };
+    let halted = false;
+    const budget = this.close(ref, (run) => {
+      halted = run.halted_at !== null;
+      return settleCall(this.sql, run, s, this.logOutcome);
+    });
+    return { budget, afterHalt: halted };
   }
 
   /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */
   withdraw(ref: RunRef, w: Withdrawal): BudgetView {
-    return this.close(ref, (run) => withdrawCall(this.sql, this.mirror, run, w, this.logOutcome));
+    return this.close(ref, (run) => withdrawCall(this.sql, run, w, this.logOutcome));
   }
 
   /** Record a call refused before the run's rules (gate); an ended run's refusal comes first. */
@@ -147,9 +136,7 @@ export class RunLedger extends DurableObject<Env> {
     this.storage.build();
     const { run, refusal } = this.transact(() => {
       const run = this.rowOf(ref, now);
-      const charged = (row: RunRow) => this.known.holds(row);
-      const keep = { ledger: this.scope(run, now), charged, kept: this.mirror };
-      return { run, refusal: recordRejection(keep, r) };
+      return { run, refusal: recordRejection({ ledger: this.scope(run, now) }, r) };
     });
     await this.afterWrite(run, now);
     return { budget: budgetView(run), refusal };
@@ -164,7 +151,6 @@ export class RunLedger extends DurableObject<Env> {
     const { answer, run } = this.transact(() =>
       openRun(this.sql, ref, { override, operator }, now, this.fence),
     );
-    this.known.holds(run);
     await this.afterWrite(run, now);
     return answer;
   }
@@ -178,7 +164,6 @@ export class RunLedger extends DurableObject<Env> {
     this.storage.build();
     const now = Date.now();
     const { run, inFlight } = this.transact(() => halt(this.scope(this.rowOf(ref, now), now), act));
-    this.known.holds(run);
     // The run ended: the alarm archives the rest of its log, and its tenant stops counting it.
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
@@ -263,16 +248,14 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Null when the run exists or its tenant lets it be created (run-registration.ts). */
   private admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
-    const isNew = !this.storage.built || this.known.isNew(this.sql);
+    const isNew = !this.storage.built || readRun(this.sql) === null;
     return isNew ? this.index.admit(ref, now) : Promise.resolve(null);
   }
 
   /** Close an open call with `step` in one transaction. */
   private close(ref: RunRef, step: (run: RunRow) => RunRow): BudgetView {
     this.storage.build();
-    const budget = this.transact(() =>
-      budgetView(this.known.holds(step(this.rowOf(ref, Date.now())))),
-    );
+    const budget = this.transact(() => budgetView(step(this.rowOf(ref, Date.now()))));
     this.alarms.appended(this.appended, this.ended);
     return budget;
   }
@@ -298,7 +281,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** The run's row in a write's transaction, created if new; the write carries the index mark. */
   private rowOf(ref: RunRef, now: number): RunRow {
-    return this.known.holds(this.index.mark(this.sql, this.known.of(this.sql, ref, now)));
+    return this.index.mark(this.sql, runRowOf(this.sql, ref, now, this.fence));
   }
 
   /** An operator's step on the run in one transaction; refused when the run was never seen. */
@@ -327,7 +310,7 @@ export class RunLedger extends DurableObject<Env> {
    * segment arms the alarm.
    */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
-    this.appended = this.mirror.append(this.sql, run, draft, of).seq;
+    this.appended = append(this.sql, run, draft, of).seq;
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 }

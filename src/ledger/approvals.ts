@@ -5,7 +5,6 @@
  */
 import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../core/approval.ts";
 import type { ApprovalView } from "./approval-types.ts";
-import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 
 /** An `approval` row. */
 interface ApprovalRow {
@@ -48,7 +47,6 @@ export function latestApproval(
   fingerprint: string,
   key: string | null,
 ): ApprovalState | null {
-  if (!hasRareTables(sql)) return null;
   const row = sql
     .exec<ApprovalRow>(
       // `IS` matches NULL with NULL: a call without a key has one grant per payload.
@@ -67,7 +65,6 @@ export function readApproval(
   sql: SqlStorage,
   id: string,
 ): { state: ApprovalState; row: ApprovalRow } | null {
-  if (!hasRareTables(sql)) return null;
   const row = sql.exec<ApprovalRow>("SELECT * FROM approval WHERE id = ?", id).toArray()[0];
   return row === undefined ? null : { state: stateOf(row), row };
 }
@@ -96,7 +93,6 @@ export interface NewApproval {
 
 /** Open a pending approval; returns its id. */
 export function openApproval(sql: SqlStorage, a: NewApproval): string {
-  ensureRareTables(sql);
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   sql.exec(
     `INSERT INTO approval (id, tool, fingerprint, policy_version, rule, args, idempotency_key,
@@ -118,7 +114,6 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
 
 /** Approvals of the run that wait for a person at `now` (pending, not expired). */
 export function pendingApprovals(sql: SqlStorage, now: number): number {
-  if (!hasRareTables(sql)) return 0;
   return sql
     .exec<{ n: number }>(
       "SELECT count(*) AS n FROM approval WHERE status = 'pending' AND expires_at > ?",
@@ -146,7 +141,6 @@ export function consumeApproval(sql: SqlStorage, id: string, callId: string): vo
  * as before the call. A run that never had an approval has no table of them.
  */
 export function returnApproval(sql: SqlStorage, callId: string): void {
-  if (!hasRareTables(sql)) return;
   sql.exec(
     "UPDATE approval SET status = 'approved', consumed_by_call = NULL WHERE consumed_by_call = ? AND status = 'consumed'",
     callId,
@@ -192,7 +186,6 @@ export function listApprovals(
   status: ApprovalStatus | null,
   now: number,
 ): ApprovalView[] {
-  if (!hasRareTables(sql)) return [];
   const rows = sql
     .exec<ApprovalRow>("SELECT * FROM approval ORDER BY requested_at, rowid")
     .toArray()

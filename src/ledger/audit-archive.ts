@@ -11,7 +11,6 @@
 import { type SignedHead, signHead } from "../core/audit-head.ts";
 import { head } from "./audit-log.ts";
 import { auditTrimWake, trimArchived } from "./audit-trim.ts";
-import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 import { readRun } from "./run-row.ts";
 import { runSigningKey } from "./signing-key.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
@@ -75,13 +74,11 @@ export function segmentKey(tenant: string, run: string, first: number, last: num
 
 /** The run's segments, oldest first. */
 export function segments(sql: SqlStorage): SegmentRow[] {
-  if (!hasRareTables(sql)) return [];
   return sql.exec<SegmentRow>("SELECT * FROM audit_segment ORDER BY first_seq").toArray();
 }
 
 /** The last archived seq (0 when nothing is). */
 export function archivedThrough(sql: SqlStorage): number {
-  if (!hasRareTables(sql)) return 0;
   return sql.exec<{ n: number }>("SELECT COALESCE(MAX(last_seq), 0) AS n FROM audit_segment").one()
     .n;
 }
@@ -160,7 +157,6 @@ export async function archiveRun(s: ArchiveScope, cfg: ArchiveConfig, now: numbe
       httpMetadata: { contentType: "application/x-ndjson; charset=utf-8" },
     });
     s.transact(() => {
-      ensureRareTables(s.sql);
       s.sql.exec(
         `INSERT OR REPLACE INTO audit_segment (first_seq, last_seq, head_hash, r2_key, archived_at)
          VALUES (?, ?, ?, ?, ?)`,

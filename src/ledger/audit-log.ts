@@ -10,7 +10,6 @@
  * synchronous, so no other request gets in.
  */
 import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
-import type { Kept } from "./kept.ts";
 import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "./views.ts";
 
 export type { EntryDraft };
@@ -21,41 +20,6 @@ type Link = { seq: number; hash: string };
 /** The link an empty log starts from: the run's genesis. */
 function genesisLink(run: RunRow): Link {
   return { seq: 0, hash: genesis(run.tenant, run.run_id) };
-}
-
-/**
- * The chain's last link as the run's object last wrote it, read from storage once (not at all
- * by the object that built the storage: the run's genesis), so an append does not read it
- * back. It holds only while every append of the run goes through it and every transaction
- * that appends runs in `within` (kept.ts), which forgets it when the transaction fails (its
- * appends were rolled back).
- */
-export class ChainTip implements Kept {
-  private last: Link | null = null;
-  /** Whether the log is known to be empty: the object has just built its storage. */
-  private empty = false;
-
-  /** The last link: kept, the genesis of a log known empty, or read from the log. */
-  of(sql: SqlStorage, run: RunRow): Link {
-    this.last ??= (this.empty ? null : head(sql)) ?? genesisLink(run);
-    return this.last;
-  }
-
-  /** The object built its storage just now: the log has no entry to read. */
-  startsEmpty(): void {
-    this.empty = true;
-  }
-
-  /** An append wrote `link`. */
-  moved(link: Link): void {
-    this.last = link;
-  }
-
-  /** Read it from the log again at the next append. */
-  forget(): void {
-    this.last = null;
-    this.empty = false;
-  }
 }
 
 /**
@@ -94,15 +58,14 @@ export const AUDIT_COLUMNS = [
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})
   VALUES (${AUDIT_COLUMNS.map(() => "?").join(", ")})`;
 
-/** Append one entry after `tip`, `of` the entry it settles (or null); returns it as stored. */
+/** Append one entry after the log's last, `of` the entry it settles (or null); answers it. */
 export function append(
   sql: SqlStorage,
-  tip: ChainTip,
   run: RunRow,
   draft: EntryDraft,
   of: number | null,
 ): AuditRow {
-  const last = tip.of(sql, run);
+  const last = head(sql) ?? genesisLink(run);
   const row: AuditRow = {
     ...draft,
     seq: last.seq + 1,
@@ -115,7 +78,6 @@ export function append(
   sql.exec(INSERT_ENTRY, ...AUDIT_COLUMNS.map((c) => row[c] ?? null));
   // The open calls follow in the insert's own trigger (migrations.ts).
   if (row.seq % FOLD_EVERY === 0) foldCounts(sql);
-  tip.moved({ seq: row.seq, hash: row.hash });
   return row;
 }
 
@@ -191,6 +153,11 @@ export function foldCounts(sql: SqlStorage): void {
     `UPDATE run SET counted_through = (SELECT MAX(seq) FROM audit)
        WHERE counted_through < (SELECT MAX(seq) FROM audit)`,
   );
+}
+
+/** The seq of the log's last entry (0 when it has none). */
+export function lastSeq(sql: SqlStorage): number {
+  return head(sql)?.seq ?? 0;
 }
 
 /** The last entry's seq and hash, or null for an empty log. */

@@ -9,7 +9,6 @@ import { type ChainReport, genesis } from "../core/audit-chain.ts";
 import { type SegmentRow, segments } from "./audit-archive.ts";
 import { verifyLog, verifyStretch } from "./audit-log.ts";
 import type { AuditEntry } from "./protocol.ts";
-import { hasRareTables } from "./rare-tables.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** A page of the log, or the archived segment it could not read. */
@@ -48,7 +47,6 @@ export class SegmentReader {
 }
 
 function trimmedSegments(sql: SqlStorage, after: number): SegmentRow[] {
-  if (!hasRareTables(sql)) return [];
   return sql
     .exec<SegmentRow>(
       "SELECT * FROM audit_segment WHERE trimmed > 0 AND last_seq > ? ORDER BY first_seq",

@@ -1,8 +1,7 @@
 /**
  * Written by `npm run schema` (scripts/schema.ts) from the steps in migrations.ts, never by
  * hand: the schema the steps leave, which a new object builds in one step instead of running
- * each step in turn (but the run's rare tables: `rare`, built at their first write by
- * rare-tables.ts). test/repo/fresh-schema.test.ts fails while it is out of date.
+ * each step in turn. test/repo/fresh-schema.test.ts fails while it is out of date.
  */
 import type { FreshSchema } from "./migrate.ts";
 
@@ -87,8 +86,7 @@ CREATE TRIGGER audit_appended AFTER INSERT ON audit
        WHERE NEW.decision = 'pending';
      DELETE FROM open_call WHERE NEW.of IS NOT NULL AND seq = NEW.of;
    END;
-CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';`,
-  rare: `CREATE TABLE approval (
+CREATE TABLE approval (
      id TEXT PRIMARY KEY,
      tool TEXT NOT NULL,
      fingerprint TEXT NOT NULL,
@@ -121,6 +119,7 @@ CREATE TABLE audit_segment (
      archived_at INTEGER NOT NULL,
      trimmed INTEGER NOT NULL DEFAULT 0
    );
+CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
 CREATE INDEX approval_by_status ON approval (status, requested_at);`,
 };
@@ -141,7 +140,6 @@ export const FRESH_CLAIMS_SCHEMA: FreshSchema = {
      PRIMARY KEY (tool, target, run_id, intent)
    ) WITHOUT ROWID;
 CREATE INDEX target_claim_lease ON target_claim (lease_expires_at) WHERE confirmed = 0;`,
-  rare: ``,
 };
 
 /** The TenantIndex object's schema after its 1 migration steps. */
@@ -172,5 +170,4 @@ CREATE INDEX run_index_by_created ON run_index (created_at);
 CREATE INDEX run_index_open ON run_index (ends_at);
 CREATE INDEX run_index_open_by ON run_index (opened_by, ends_at);
 CREATE INDEX console_signed_out_expiry ON console_signed_out (expires_at);`,
-  rare: ``,
 };

@@ -9,14 +9,12 @@ export interface FreshSchema {
   steps: number;
   /** The CREATE statements a new object runs. */
   sql: string;
-  /** The CREATE statements of the tables built at their first write (RARE_RUN_TABLES). */
-  rare: string;
 }
 
 /**
  * Apply every step not yet applied; the step count is kept in its own table. A new database
  * is built from `fresh` in one script when it stands for exactly these steps: the schema the
- * steps leave but its rare tables (a test builds both and compares). Answers whether it was.
+ * steps leave (a test builds both and compares). Answers whether it was.
  */
 export function migrate(sql: SqlStorage, steps: readonly string[], fresh: FreshSchema): boolean {
   sql.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");

@@ -129,16 +129,3 @@ export const MIGRATIONS: readonly string[] = [
      trimmed INTEGER NOT NULL DEFAULT 0
    );`,
 ];
-
-/**
- * The RunLedger's tables most runs never write: approvals, resolved escalations and archived
- * segments. A new object does not build them (rare-tables.ts builds them at their first write),
- * so every run's first commit is smaller. A later step that changes one of them must first
- * create all three where they are missing (`CREATE TABLE IF NOT EXISTS`, as the steps before
- * it leave them): rare-tables.ts reads whether the first exists as whether all three do.
- */
-export const RARE_RUN_TABLES: readonly string[] = [
-  "approval",
-  "escalation_resolution",
-  "audit_segment",
-];

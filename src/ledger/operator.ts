@@ -17,7 +17,6 @@ import type {
 import { approvalView, decideApproval, readApproval } from "./approvals.ts";
 import type { AuditDraft } from "./audit-draft.ts";
 import type { InFlightCall } from "./halt-types.ts";
-import { ensureRareTables, hasRareTables } from "./rare-tables.ts";
 import { haltRun } from "./run-row.ts";
 import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
@@ -126,23 +125,11 @@ interface EscalationRow extends AuditRow {
   resolved_at: number | null;
 }
 
-/** The escalations, each joined with its resolution from `resolutions`. */
-const escalationsWith = (resolutions: string) =>
-  `SELECT a.*, r.resolution, r.note AS resolution_note, r.actor AS resolution_actor,
-    r.resolved_at
-  FROM audit a LEFT JOIN ${resolutions} r ON r.seq = a.seq
+/** The escalations, each joined with its resolution. */
+const ESCALATIONS = `SELECT a.*, r.resolution, r.note AS resolution_note,
+    r.actor AS resolution_actor, r.resolved_at
+  FROM audit a LEFT JOIN escalation_resolution r ON r.seq = a.seq
   WHERE a.decision = 'escalate'`;
-
-const ESCALATIONS = escalationsWith("escalation_resolution");
-/** Before the first resolution the run may have no table of them: none is resolved. */
-const ESCALATIONS_UNRESOLVED = escalationsWith(
-  "(SELECT NULL AS seq, NULL AS resolution, NULL AS note, NULL AS actor, NULL AS resolved_at WHERE 0)",
-);
-
-/** The escalations query for the run's storage `sql`. */
-function escalations(sql: SqlStorage): string {
-  return hasRareTables(sql) ? ESCALATIONS : ESCALATIONS_UNRESOLVED;
-}
 
 /**
  * An escalation is usually an outcome entry, which does not repeat the call's payload: the
@@ -187,7 +174,7 @@ export function listEscalations(
         : "";
   return sql
     .exec<EscalationRow>(
-      `${escalations(sql)}${which} AND a.seq > ? ORDER BY a.seq LIMIT ?`,
+      `${ESCALATIONS}${which} AND a.seq > ? ORDER BY a.seq LIMIT ?`,
       after,
       limit,
     )
@@ -206,7 +193,7 @@ export function resolve(
   resolution: Resolution,
   act: OperatorAct,
 ): ResolveAnswer {
-  const row = s.sql.exec<EscalationRow>(`${escalations(s.sql)} AND a.seq = ?`, seq).toArray()[0];
+  const row = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).toArray()[0];
   if (row === undefined) {
     return { kind: "refuse", refusal: refuse("not_found", `Run has no escalation ${seq}.`) };
   }
@@ -214,7 +201,6 @@ export function resolve(
     const detail = `Escalation ${seq} was already resolved (${row.resolution}).`;
     return { kind: "refuse", refusal: refuse("escalation_already_resolved", detail) };
   }
-  ensureRareTables(s.sql);
   s.sql.exec(
     "INSERT INTO escalation_resolution (seq, resolution, note, actor, resolved_at) VALUES (?, ?, ?, ?, ?)",
     seq,
@@ -240,6 +226,6 @@ export function resolve(
     }),
     s.run,
   );
-  const resolved = s.sql.exec<EscalationRow>(`${escalations(s.sql)} AND a.seq = ?`, seq).one();
+  const resolved = s.sql.exec<EscalationRow>(`${ESCALATIONS} AND a.seq = ?`, seq).one();
   return { kind: "resolved", escalation: escalationView(resolved) };
 }

@@ -8,8 +8,8 @@ import { targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
 import { approvalStep } from "./approval-step.ts";
 import type { AuditDraft } from "./audit-draft.ts";
+import { lastSeq } from "./audit-log.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
-import type { LogMirror } from "./log-mirror.ts";
 import type { LedgerScope } from "./operator.ts";
 import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
 import { countRefusal, logFull, withoutBody } from "./refusal-keep.ts";
@@ -23,10 +23,6 @@ export interface ProposeScope {
   ledger: LedgerScope;
   /** Close the open entry of a call whose key another call took over. */
   abandon: (callId: string, run: RunRow) => void;
-  /** The run's row as a charge left it. */
-  charged: (run: RunRow) => void;
-  /** What the object keeps of its log: the tools' uses, for their per-run caps. */
-  kept: LogMirror;
 }
 
 /** The entry of a refused call: its decision, reason and status from the decision table. */
@@ -55,8 +51,8 @@ export function rejectionDraft(r: Rejection): AuditDraft {
  */
 export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft): void {
   const { sql, run, append } = s.ledger;
-  if (logFull(s.kept.lastSeq(sql, run), s.ledger.fence.policy.max_audit_entries_per_run)) {
-    s.charged(countRefusal(sql, draft.reason ?? "unknown"));
+  if (logFull(lastSeq(sql), s.ledger.fence.policy.max_audit_entries_per_run)) {
+    countRefusal(sql, draft.reason ?? "unknown");
     return;
   }
   const ended = endedRefusal(
@@ -85,7 +81,7 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   // itself also comes with its outcome, but it did run.)
   const reaches = p.outcome?.decision !== "cached";
   const rule = targetRuleOf(fence, p.tool);
-  const caps = reaches ? callCaps(sql, s.kept, limits, p.tool, rule, p.target) : UNCAPPED;
+  const caps = reaches ? callCaps(sql, limits, p.tool, rule, p.target) : UNCAPPED;
   // A tool the fence answers itself comes with its outcome: no time is needed for it.
   const timeout = p.outcome === null && p.timeoutMs !== undefined ? { timeoutMs: p.timeoutMs } : {};
   const decision = admit(runState(run, limits), stored, { ...p, key, now, ...timeout }, caps);
@@ -107,7 +103,6 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
       : { approvalId: null };
   if ("kind" in asked) return asked;
   const row = chargeRun(sql, run, decision.charge);
-  s.charged(row);
   const uses = reaches ? countUse(sql, decision.charge, p.tool, p.target) : null;
   const overtaken =
     key === null ? null : holdKey(sql, key, p, stored, now, fence.policy.idempotency_retention_ms);

@@ -3,7 +3,6 @@
  */
 import type { RunLimits } from "../core/limits.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
-import type { Kept } from "./kept.ts";
 import type { RunRef } from "./protocol.ts";
 import { limitsOf, type RunRow } from "./views.ts";
 
@@ -92,40 +91,9 @@ export function readRun(sql: SqlStorage): RunRow | null {
   return sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
 }
 
-/**
- * The run's row as the object's own writes left it, so a call does not read it back: read at
- * most once (known absent when the object built its storage or found none), then each write
- * that changes it says what it left. Kept as kept.ts says: a failed transaction forgets it,
- * and so must an edit of the row made outside the object's methods.
- */
-export class KnownRun implements Kept {
-  /** undefined: not known; null: storage holds no row. */
-  private row: RunRow | null | undefined = undefined;
-
-  constructor(private readonly fence: Fence) {}
-
-  /** The row, created with the policy's limits for its tenant when the run is new. */
-  of(sql: SqlStorage, ref: RunRef, now: number): RunRow {
-    if (this.row === undefined) this.row = readRun(sql);
-    this.row ??= insertRun(sql, ref, now, limitsFor(this.fence, ref.tenant));
-    return this.row;
-  }
-
-  /** Whether storage holds no row yet: the next write creates the run. */
-  isNew(sql: SqlStorage): boolean {
-    if (this.row === undefined) this.row = readRun(sql);
-    return this.row === null;
-  }
-
-  /** Storage now holds `row` (null: none); answers it. */
-  holds<R extends RunRow | null>(row: R): R {
-    this.row = row;
-    return row;
-  }
-
-  forget(): void {
-    this.row = undefined;
-  }
+/** The run's row, created with the policy's limits for its tenant when the run is new. */
+export function runRowOf(sql: SqlStorage, ref: RunRef, now: number, fence: Fence): RunRow {
+  return readRun(sql) ?? insertRun(sql, ref, now, limitsFor(fence, ref.tenant));
 }
 
 /** The run's effective limits: its stored ones over the policy's for its tenant. */

@@ -4,8 +4,7 @@
  */
 import { DECISION_TABLE } from "../core/reasons.ts";
 import { outcomeBase } from "./abandon.ts";
-import type { EntryDraft } from "./audit-log.ts";
-import type { LogMirror } from "./log-mirror.ts";
+import { type EntryDraft, openEntry } from "./audit-log.ts";
 import type { Settlement } from "./protocol.ts";
 import type { RunRow } from "./views.ts";
 
@@ -14,7 +13,7 @@ export const SETTLED_AFTER_HALT = "settled after the run was halted";
 
 /**
  * Settle the call with `log` (the ledger's append of an outcome), its open entry found through
- * `kept`; nothing if it is closed. Returns the run's row, which settling does not change.
+ * `open_call`; nothing if it is closed. Returns the run's row, which settling does not change.
  *
  * A call settled after its run was halted (it was admitted before) says so in its entry's
  * note. A mutation's outcome cannot be taken back and stands; a read's result is not
@@ -23,7 +22,6 @@ export const SETTLED_AFTER_HALT = "settled after the run was halted";
  */
 export function settleCall(
   sql: SqlStorage,
-  kept: LogMirror,
   run: RunRow,
   s: Settlement,
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
@@ -31,7 +29,7 @@ export function settleCall(
   const { outcome } = s;
   // Only an open entry is settled: one the alarm already closed as abandoned stays so,
   // and its key is left to the retry it was handed to.
-  const open = kept.openEntry(sql, s.callId);
+  const open = openEntry(sql, s.callId);
   if (open === null) return run;
   const late = run.halted_at !== null;
   const withheld = late && s.effect === "read";

@@ -9,26 +9,20 @@ import type { RunLimits } from "../core/limits.ts";
 import type { TargetRule } from "../core/policy.ts";
 import { UNFOLDED, UNFOLDED_USES } from "./audit-log.ts";
 
-/** Where a tool's uses so far are read: the RunLedger's kept copy of its log (log-mirror.ts). */
-export interface ToolUses {
-  toolUsed(sql: SqlStorage, tool: string): number;
-}
-
 /**
- * What the run has used of the caps binding one call: its tool's per-run cap (its uses from
- * `uses`) and the per-target cap. A tenant-wide target rule is also counted per run here (the
+ * What the run has used of the caps binding one call: its tool's per-run cap and the per-target
+ * cap. A tenant-wide target rule is also counted per run here (the
  * run's share can never exceed the tenant's); a TargetClaims object holds the tenant-wide count.
  */
 export function callCaps(
   sql: SqlStorage,
-  uses: ToolUses,
   limits: RunLimits,
   tool: string,
   rule: TargetRule | null,
   target: string | null,
 ): CallCaps {
   const toolMax = limits.tool_caps[tool];
-  const toolCap = toolMax === undefined ? null : { used: uses.toolUsed(sql, tool), max: toolMax };
+  const toolCap = toolMax === undefined ? null : { used: toolUsed(sql, tool), max: toolMax };
   if (rule === null || target === null) return { tool: toolCap, target: null };
   const onTarget =
     sql
@@ -85,8 +79,7 @@ export function toolCalls(sql: SqlStorage): Record<string, number> {
 }
 
 /**
- * Calls charged of `tool` so far, read for a capped tool's call (then kept: log-mirror.ts): its
- * folded count by its key, and its own unfolded entries summed, with no grouping of the others.
+ * Calls charged of `tool` so far, read for a capped tool's call: its folded count by its key, and its own unfolded entries summed, with no grouping of the others.
  */
 export function toolUsed(sql: SqlStorage, tool: string): number {
   return sql

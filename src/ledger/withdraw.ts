@@ -8,8 +8,7 @@
 import { DECISION_TABLE } from "../core/reasons.ts";
 import { outcomeBase } from "./abandon.ts";
 import { returnApproval } from "./approvals.ts";
-import type { EntryDraft } from "./audit-log.ts";
-import type { LogMirror } from "./log-mirror.ts";
+import { type EntryDraft, openEntry } from "./audit-log.ts";
 import type { Withdrawal } from "./protocol.ts";
 import { chargeRun } from "./run-row.ts";
 import { countUse } from "./usage.ts";
@@ -24,12 +23,11 @@ import type { RunRow } from "./views.ts";
  */
 export function withdrawCall(
   sql: SqlStorage,
-  kept: LogMirror,
   run: RunRow,
   w: Withdrawal,
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
 ): RunRow {
-  const open = kept.openEntry(sql, w.callId);
+  const open = openEntry(sql, w.callId);
   if (open === null) return run;
   const { charge } = w;
   const row = chargeRun(sql, run, { mutations: -charge.mutations, paid: -charge.paid });

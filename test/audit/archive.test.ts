@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { verifyChain } from "../../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audit-head.ts";
 import { segmentKey } from "../../src/ledger/audit-archive.ts";
-import { append, ChainTip, type EntryDraft } from "../../src/ledger/audit-log.ts";
+import { append, type EntryDraft } from "../../src/ledger/audit-log.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
 import {
   archiveNow,
@@ -49,7 +49,6 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
     state.storage.transactionSync(() => {
       const row = sql.exec<RunRow>("SELECT * FROM run WHERE id = 1").one();
       const draft = firstDraft(sql);
-      const tip = new ChainTip();
       for (let seq = 2; seq <= n; seq++) {
         const open = seq === pendingAt;
         const entry: EntryDraft = {
@@ -58,7 +57,7 @@ async function runOf(n: number, pendingAt = 0): Promise<string> {
           decision: open ? "pending" : "applied",
           lease_expires_at: open ? Date.now() + 86_400_000 : null,
         };
-        append(sql, tip, row, entry, null);
+        append(sql, row, entry, null);
       }
     });
   });

@@ -11,7 +11,6 @@ import { loadFence } from "../../src/core/policy.ts";
 import { keptText } from "../../src/http/evidence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
-import { hasRareTables } from "../../src/ledger/rare-tables.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
 import { signedIn } from "../console/browser.ts";
 import {
@@ -54,7 +53,7 @@ async function storedRows(run: string): Promise<string> {
   return runInDurableObject(runLedger(run), (_o, state) => {
     const sql = state.storage.sql;
     const audit = sql.exec("SELECT * FROM audit").toArray();
-    const approvals = hasRareTables(sql) ? sql.exec("SELECT * FROM approval").toArray() : [];
+    const approvals = sql.exec("SELECT * FROM approval").toArray();
     return JSON.stringify({ audit, approvals });
   });
 }

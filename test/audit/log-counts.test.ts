@@ -1,21 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  append,
-  ChainTip,
-  decisionCounts,
-  FOLD_EVERY,
-  foldCounts,
-} from "../../src/ledger/audit-log.ts";
+import { append, decisionCounts, FOLD_EVERY, foldCounts } from "../../src/ledger/audit-log.ts";
 import { trimArchived } from "../../src/ledger/audit-trim.ts";
-import { FRESH_RUN_SCHEMA } from "../../src/ledger/fresh-schema.ts";
-import { within } from "../../src/ledger/kept.ts";
 import { toolCalls } from "../../src/ledger/usage.ts";
 import { verifyAudit } from "../helpers.ts";
 import { entryCopy, type InRun, withOneEntry } from "./entries.ts";
 
 /** What a test appends with, inside the run's object. */
 interface Appender extends Omit<InRun, "row"> {
-  tip: ChainTip;
   /**
    * Append a copy of the run's first entry as call `callId` with `decision`, `of` an entry; a
    * pending one is charged to its tool (the noop), as an admission is.
@@ -24,28 +15,27 @@ interface Appender extends Omit<InRun, "row"> {
 }
 
 /**
- * A run with one real entry (a noop), then `use` inside its object with a fresh tip and an
- * append of copies of that entry, each in its own transaction.
+ * A run with one real entry (a noop), then `use` inside its object with an append of copies of
+ * that entry.
  */
 function withRun<T>(use: (a: Appender) => T): Promise<{ run: string; seen: T }> {
-  return withOneEntry("tip", ({ storage, sql, row }) => {
-    const tip = new ChainTip();
+  return withOneEntry("log", ({ storage, sql, row }) => {
     const add: Appender["add"] = (callId, decision, of = null, lease) =>
-      append(sql, tip, row, entryCopy(sql, callId, decision, { lease }), of).seq;
-    return use({ storage, sql, tip, add });
+      append(sql, row, entryCopy(sql, callId, decision, { lease }), of).seq;
+    return use({ storage, sql, add });
   });
 }
 
-describe("the chain's tip kept between appends", () => {
-  it("is forgotten with a transaction that fails, so the next entry links to the last one kept", async () => {
-    const { run, seen } = await withRun(({ storage, sql, tip, add }) => {
+describe("the log across transactions: its chain, open calls and counts", () => {
+  it("links the entry after a failed transaction to the last one kept", async () => {
+    const { run, seen } = await withRun(({ storage, sql, add }) => {
       const failing = () =>
-        within(storage, () => {
+        storage.transactionSync(() => {
           add("rolled-back", "applied");
           throw new Error("after the append");
-        }, [tip]);
+        });
       expect(failing).toThrow("after the append");
-      const kept = within(storage, () => add("kept", "applied"), [tip]);
+      const kept = storage.transactionSync(() => add("kept", "applied"));
       const stored = sql.exec<{ seq: number }>("SELECT seq FROM audit ORDER BY seq").toArray();
       return { kept, stored: stored.map((r) => r.seq) };
     });
@@ -53,33 +43,17 @@ describe("the chain's tip kept between appends", () => {
     expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
   });
 
-  it("told the log is empty, still reads the log once a transaction fails", async () => {
-    const { run, seen } = await withRun(({ storage, tip, add }) => {
-      // What the object that built the storage is told; this log holds the noop's entry, so
-      // a tip that kept believing it would link the next entry to the genesis as seq 1.
-      tip.startsEmpty();
-      const failing = () =>
-        within(storage, () => {
-          throw new Error("before the append");
-        }, [tip]);
-      expect(failing).toThrow("before the append");
-      return within(storage, () => add("after", "applied"), [tip]);
-    });
-    expect(seen).toBe(2);
-    expect(await verifyAudit(run)).toMatchObject({ ok: true, entries: 2 });
-  });
-
   it("carries the counts and open calls with each insert: pending, then its outcome", async () => {
-    const { seen } = await withRun(({ storage, sql, tip, add }) => {
+    const { seen } = await withRun(({ storage, sql, add }) => {
       const counts = () => decisionCounts(sql);
       const open = () =>
         sql
           .exec<{ seq: number }>("SELECT seq FROM open_call")
           .toArray()
           .map((r) => r.seq);
-      const seq = within(storage, () => add("c1", "pending", null, 1_000), [tip]);
+      const seq = storage.transactionSync(() => add("c1", "pending", null, 1_000));
       const whilePending = { counts: counts(), open: open() };
-      within(storage, () => add("c1", "applied", seq), [tip]);
+      storage.transactionSync(() => add("c1", "applied", seq));
       return { seq, whilePending, settled: { counts: counts(), open: open() } };
     });
     expect(seen.whilePending).toEqual({ counts: { applied: 1, pending: 1 }, open: [seen.seq] });
@@ -87,7 +61,7 @@ describe("the chain's tip kept between appends", () => {
   });
 
   it("counts decisions and tool uses off the log, folded every FOLD_EVERY entries and before a trim", async () => {
-    const { seen } = await withRun(({ storage, sql, tip, add }) => {
+    const { seen } = await withRun(({ storage, sql, add }) => {
       const stored = () =>
         Object.fromEntries(
           sql
@@ -104,22 +78,21 @@ describe("the chain's tip kept between appends", () => {
         [];
       let seq = 1;
       while (seq < FOLD_EVERY + 3) {
-        const opened = within(storage, () => add(`c${seq}`, "pending", null, 1_000), [tip]);
+        const opened = storage.transactionSync(() => add(`c${seq}`, "pending", null, 1_000));
         const decision = opened % 7 === 0 ? "escalate" : "applied";
-        seq = within(storage, () => add(`c${opened}`, decision, opened), [tip]);
+        seq = storage.transactionSync(() => add(`c${opened}`, decision, opened));
         if (seq === FOLD_EVERY - 1 || seq === FOLD_EVERY + 1) {
           at.push({ seq, counts: counts(), stored: stored(), through: through() });
         }
       }
-      const open = within(storage, () => add("still-open", "pending", null, 1_000), [tip]);
+      const open = storage.transactionSync(() => add("still-open", "pending", null, 1_000));
       const before = counts();
       // A trim folds the log first: the counts stay what they were with entries gone.
-      sql.exec(FRESH_RUN_SCHEMA.rare);
-      const trimmed = within(storage, () => trimArchived(sql, 100, Date.now()), [tip]);
+      const trimmed = storage.transactionSync(() => trimArchived(sql, 100, Date.now()));
       const left = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit").one().n;
       const afterTrim = { counts: counts(), through: through() };
       // Folding again with nothing new changes nothing.
-      within(storage, () => foldCounts(sql), [tip]);
+      storage.transactionSync(() => foldCounts(sql));
       return { at, open, before, trimmed, left, afterTrim, after: counts() };
     });
     const half = (FOLD_EVERY - 2) / 2;

@@ -23,9 +23,9 @@ function paidCall(callId: string, evidence = EVIDENCE): LedgerProposal {
   };
 }
 
-describe("the run's row kept by its object between writes", () => {
-  it("is forgotten with a transaction that fails after charging, so the charge is not counted", async () => {
-    const runId = newRun("kept");
+describe("a decision whose transaction fails", () => {
+  it("leaves no charge behind: the run's budget is as the last decision that held left it", async () => {
+    const runId = newRun("failed");
     const ref = { tenant: "default", runId };
     const stub = runLedger(runId);
     expect((await stub.propose(ref, paidCall("c1"))).kind).toBe("admit");
