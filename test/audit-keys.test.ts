@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { FENCE } from "../demo/fence.ts";
 import { buildApp } from "../src/app.ts";
 import { newSigningKey, publicJwk } from "../src/core/audit-head.ts";
-import { DEVELOPMENT_SIGNING_KEY } from "../src/ledger/signing-key.ts";
+import { DEVELOPMENT_SIGNING_KEY } from "../src/ledger/audit/signing-key.ts";
 import { json } from "./helpers.ts";
 
 const PATH = "/.well-known/toolfence-audit-keys";

@@ -12,8 +12,8 @@ import { newApiKey, recordName } from "../src/core/keys.ts";
 import { type AuditPage, AuditPageSchema } from "../src/core/shapes/audit.ts";
 import { type LimitsView, type RunView, RunViewSchema } from "../src/core/shapes/run.ts";
 import { ChainReportSchema } from "../src/http/wire-approvals.ts";
-import type { ArchiveAlarm } from "../src/ledger/archive-alarm.ts";
-import type { ArchiveConfig } from "../src/ledger/audit-archive.ts";
+import type { ArchiveAlarm } from "../src/ledger/audit/archive-alarm.ts";
+import type { ArchiveConfig } from "../src/ledger/audit/audit-archive.ts";
 import type { RunLedger } from "../src/ledger/RunLedger.ts";
 
 /** A fresh run id per test, so tests never share a ledger. */

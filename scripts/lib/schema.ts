@@ -1,6 +1,6 @@
 /**
  * The schema a ledger's migration steps leave, read back from SQLite itself (`node:sqlite`):
- * `npm run schema` writes it to src/ledger/fresh-schema.ts, and a test checks the file is
+ * `npm run schema` writes it to src/ledger/schema/fresh-schema.ts, and a test checks the file is
  * current and builds the same database as the steps.
  */
 import { DatabaseSync } from "node:sqlite";
@@ -51,7 +51,7 @@ function literal(name: string, what: string, steps: readonly string[]): string {
 }
 
 /**
- * The source of src/ledger/fresh-schema.ts for the three objects' steps.
+ * The source of src/ledger/schema/fresh-schema.ts for the three objects' steps.
  */
 export function renderFreshSchemas(
   run: readonly string[],

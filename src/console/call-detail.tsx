@@ -4,7 +4,7 @@
  * (guardrail findings, a late settlement), and the approval or resolution with who decided.
  */
 import { DECISION_TABLE } from "../core/reasons.ts";
-import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
+import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { AuditDecision, AuditEntry } from "../ledger/protocol.ts";
 import { utcTime } from "./layout.tsx";
 import type { TimelineEntry } from "./timeline.tsx";

@@ -7,7 +7,7 @@ import type { Hono } from "hono";
 import * as v from "valibot";
 import { APPROVAL_ID, applyDecision, DecisionSchema, ResolutionSchema } from "../http/approvals.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import type { OperatorAct } from "../ledger/approval-types.ts";
+import type { OperatorAct } from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";

@@ -3,7 +3,7 @@
  * actions (halt, tighten limits) and the timeline. The summary and timeline are also served
  * alone as the live fragment the page's script polls while the run is active.
  */
-import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
+import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { CallContext } from "./call-detail.tsx";
 import type { Operator } from "./context.ts";

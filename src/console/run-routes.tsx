@@ -10,7 +10,7 @@ import { LimitOverrideSchema } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import type { AuditPage } from "../ledger/audit-reader.ts";
+import type { AuditPage } from "../ledger/audit/audit-reader.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { runRefOf } from "./access.ts";
 import type { CallContext } from "./call-detail.tsx";

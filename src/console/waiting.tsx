@@ -3,7 +3,7 @@
  * with its form. The forms post to the console, which acts through the same functions the
  * API's operator routes call (src/http/approvals.ts).
  */
-import type { ApprovalView, EscalationView } from "../ledger/approval-types.ts";
+import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import { utcTime } from "./layout.tsx";
 
 function when(iso: string): string {

@@ -4,9 +4,9 @@
  */
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Execution } from "../execute/execute.ts";
-import type { SettleAnswer } from "../ledger/halt-types.ts";
-import { MAX_STORED_ANSWER_BYTES, mutationKey } from "../ledger/keys.ts";
 import type { CacheStatus, LedgerProposal, Outcome } from "../ledger/protocol.ts";
+import type { SettleAnswer } from "../ledger/run/halt-types.ts";
+import { MAX_STORED_ANSWER_BYTES, mutationKey } from "../ledger/run/keys.ts";
 import { problemBody } from "./problem.ts";
 
 /** The outcome of a refusal, as the ledger settles it and the edge answers it. */

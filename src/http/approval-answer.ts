@@ -4,10 +4,10 @@
  * webhook's pages; a paged approval is posted to the webhook after the answer.
  */
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
-import type { ApprovalAdmission } from "../ledger/approval-index.ts";
-import type { ApprovalTicket } from "../ledger/approval-types.ts";
-import { mutationKey } from "../ledger/keys.ts";
+import type { ApprovalAdmission } from "../ledger/approvals/approval-index.ts";
+import type { ApprovalTicket } from "../ledger/approvals/approval-types.ts";
 import type { BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
+import { mutationKey } from "../ledger/run/keys.ts";
 import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";
 import type { Decision } from "./decision.ts";

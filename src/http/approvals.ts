@@ -16,7 +16,7 @@ import type {
   EscalationFilter,
   OperatorAct,
   OperatorDecision,
-} from "../ledger/approval-types.ts";
+} from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";

@@ -11,7 +11,7 @@ import {
   DEVELOPMENT_SIGNING_KEY,
   parsedSecret,
   secretSigningKey,
-} from "../ledger/signing-key.ts";
+} from "../ledger/audit/signing-key.ts";
 import { isLocalDevelopment } from "./local-dev.ts";
 
 /** The key that signs this request's heads, or null when none may. */

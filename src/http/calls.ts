@@ -16,7 +16,6 @@ import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
 import { pinnedNow } from "../execute/pin-check.ts";
-import { mutationKey } from "../ledger/keys.ts";
 import type {
   BudgetView,
   CacheStatus,
@@ -24,6 +23,7 @@ import type {
   Outcome,
   RunRef,
 } from "../ledger/protocol.ts";
+import { mutationKey } from "../ledger/run/keys.ts";
 import { failed, keptForReplay, noRetryLeft, settledOnce } from "./after-upstream.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { claimBeside, holdTarget } from "./claims.ts";

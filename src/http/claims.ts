@@ -7,7 +7,6 @@ import type { GatedCall } from "../core/gate.ts";
 import type { TargetRule } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import type { ledgerOf } from "../ledger/address.ts";
-import { mutationKey } from "../ledger/keys.ts";
 import type {
   BudgetView,
   LedgerAnswer,
@@ -16,6 +15,7 @@ import type {
   TargetClaim,
   Withdrawal,
 } from "../ledger/protocol.ts";
+import { mutationKey } from "../ledger/run/keys.ts";
 import { claimObjectName } from "../ledger/TargetClaims.ts";
 
 /**

@@ -8,8 +8,7 @@ import type { ChainReport } from "../core/audit-chain.ts";
 import type { LimitOverride } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./abandon.ts";
-import { takeBack } from "./approval-step.ts";
+import { takeBack } from "./approvals/approval-step.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -19,18 +18,13 @@ import type {
   OperatorDecision,
   Resolution,
   ResolveAnswer,
-} from "./approval-types.ts";
-import { listApprovals } from "./approvals.ts";
-import { ArchiveAlarm, wakeBy } from "./archive-alarm.ts";
-import { archiveConfig, type SegmentRow, segments } from "./audit-archive.ts";
-import { type AuditDraft, entryOf } from "./audit-draft.ts";
-import { append, head, openEntry } from "./audit-log.ts";
-import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit-reader.ts";
-import type { HaltView, SettleAnswer } from "./halt-types.ts";
-import { openRun } from "./open-run.ts";
-import { decide, halt, type LedgerScope, listEscalations, resolve } from "./operator.ts";
-import { policyVersion } from "./policy-version.ts";
-import { decideProposal, recordRejection } from "./propose.ts";
+} from "./approvals/approval-types.ts";
+import { listApprovals } from "./approvals/approvals.ts";
+import { ArchiveAlarm, wakeBy } from "./audit/archive-alarm.ts";
+import { archiveConfig, type SegmentRow, segments } from "./audit/audit-archive.ts";
+import { type AuditDraft, entryOf } from "./audit/audit-draft.ts";
+import { append, head, openEntry } from "./audit/audit-log.ts";
+import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit/audit-reader.ts";
 import type {
   BudgetView,
   LedgerAnswer,
@@ -44,14 +38,20 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
-import { RunIndexing } from "./run-registration.ts";
-import { readRun, runRowOf } from "./run-row.ts";
-import { statusOf, summaryOf } from "./run-status.ts";
-import { RunStorage } from "./run-storage.ts";
-import { settleCall } from "./settle.ts";
-import { targetUsed } from "./usage.ts";
+import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./run/abandon.ts";
+import type { HaltView, SettleAnswer } from "./run/halt-types.ts";
+import { openRun } from "./run/open-run.ts";
+import { decide, halt, type LedgerScope, listEscalations, resolve } from "./run/operator.ts";
+import { policyVersion } from "./run/policy-version.ts";
+import { decideProposal, recordRejection } from "./run/propose.ts";
+import { RunIndexing } from "./run/run-registration.ts";
+import { readRun, runRowOf } from "./run/run-row.ts";
+import { statusOf, summaryOf } from "./run/run-status.ts";
+import { RunStorage } from "./run/run-storage.ts";
+import { settleCall } from "./run/settle.ts";
+import { targetUsed } from "./run/usage.ts";
+import { withdrawCall } from "./run/withdraw.ts";
 import { budgetView, type EntryDraft, type RunRow } from "./views.ts";
-import { withdrawCall } from "./withdraw.ts";
 
 /**
  * One agent run: its budget, idempotency keys, deadline, kill switch and audit log.

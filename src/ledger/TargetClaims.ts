@@ -4,11 +4,16 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { sha256HexSync } from "../core/audit-chain.ts";
-import { FRESH_CLAIMS_SCHEMA } from "./fresh-schema.ts";
-import { migrate } from "./migrate.ts";
 import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
-import { decideClaim, type LapsedClaim, releaseClaim, settleClaim } from "./target-claims.ts";
-import { CLAIMS_MIGRATIONS } from "./tenant-migrations.ts";
+import { FRESH_CLAIMS_SCHEMA } from "./schema/fresh-schema.ts";
+import { migrate } from "./schema/migrate.ts";
+import { CLAIMS_MIGRATIONS } from "./schema/tenant-migrations.ts";
+import {
+  decideClaim,
+  type LapsedClaim,
+  releaseClaim,
+  settleClaim,
+} from "./tenant/target-claims.ts";
 
 /**
  * How many objects hold a tenant's claims on one tool. Each target belongs to one of them, by

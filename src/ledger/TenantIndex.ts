@@ -12,10 +12,11 @@ import {
   indexedApprovals,
   markApproval,
   noteApproval,
-} from "./approval-index.ts";
-import { isSignedOut, recordSignOut } from "./console-sessions.ts";
-import { FRESH_TENANT_INDEX_SCHEMA } from "./fresh-schema.ts";
-import { migrate } from "./migrate.ts";
+} from "./approvals/approval-index.ts";
+import { FRESH_TENANT_INDEX_SCHEMA } from "./schema/fresh-schema.ts";
+import { migrate } from "./schema/migrate.ts";
+import { TENANT_INDEX_MIGRATIONS } from "./schema/tenant-migrations.ts";
+import { isSignedOut, recordSignOut } from "./tenant/console-sessions.ts";
 import {
   admitRun,
   endRun,
@@ -25,8 +26,7 @@ import {
   type OpenRunCaps,
   type RunAdmission,
   recentRuns,
-} from "./run-index.ts";
-import { TENANT_INDEX_MIGRATIONS } from "./tenant-migrations.ts";
+} from "./tenant/run-index.ts";
 
 /**
  * What spans a tenant's runs and is not a claim: the index of its approvals (written when a

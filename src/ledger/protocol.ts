@@ -10,7 +10,7 @@ import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { CacheStatus } from "../core/shapes/audit.ts";
 import type { Budget } from "../core/shapes/budget.ts";
 import type { RunView } from "../core/shapes/run.ts";
-import type { ApprovalTicket } from "./approval-types.ts";
+import type { ApprovalTicket } from "./approvals/approval-types.ts";
 
 export type { AuditDecision, AuditEntry, CacheStatus } from "../core/shapes/audit.ts";
 export type { Counter } from "../core/shapes/budget.ts";

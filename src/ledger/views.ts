@@ -12,7 +12,7 @@ import type {
   LimitsView,
   RunView,
 } from "./protocol.ts";
-import { countedRefusals } from "./refusal-keep.ts";
+import { countedRefusals } from "./run/refusal-keep.ts";
 
 /** The `run` row. */
 export interface RunRow {
@@ -33,7 +33,7 @@ export interface RunRow {
   indexed_at: number | null;
   /** Refusals counted past the audit's entry cap, a JSON object by reason (refusal-keep.ts). */
   refusals_counted: string | null;
-  /** 1 when the run was created under local development (src/ledger/signing-key.ts). */
+  /** 1 when the run was created under local development (src/ledger/audit/signing-key.ts). */
   local: number;
 }
 

@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { verifyChain } from "../../src/core/audit-chain.ts";
 import { type PublicJwk, type SignedHead, verifyHead } from "../../src/core/audit-head.ts";
-import { segmentKey } from "../../src/ledger/audit-archive.ts";
-import { append, type EntryDraft } from "../../src/ledger/audit-log.ts";
+import { segmentKey } from "../../src/ledger/audit/audit-archive.ts";
+import { append, type EntryDraft } from "../../src/ledger/audit/audit-log.ts";
 import type { RunRow } from "../../src/ledger/views.ts";
 import {
   archiveNow,

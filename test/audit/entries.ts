@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import type { EntryDraft } from "../../src/ledger/audit-log.ts";
+import type { EntryDraft } from "../../src/ledger/audit/audit-log.ts";
 import type { AuditRow, RunRow } from "../../src/ledger/views.ts";
 import { newRun, propose, runLedger } from "../helpers.ts";
 

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { append, decisionCounts, FOLD_EVERY, foldCounts } from "../../src/ledger/audit-log.ts";
-import { trimArchived } from "../../src/ledger/audit-trim.ts";
-import { toolCalls } from "../../src/ledger/usage.ts";
+import {
+  append,
+  decisionCounts,
+  FOLD_EVERY,
+  foldCounts,
+} from "../../src/ledger/audit/audit-log.ts";
+import { trimArchived } from "../../src/ledger/audit/audit-trim.ts";
+import { toolCalls } from "../../src/ledger/run/usage.ts";
 import { verifyAudit } from "../helpers.ts";
 import { entryCopy, type InRun, withOneEntry } from "./entries.ts";
 

@@ -3,17 +3,20 @@ import { resolve } from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { renderFreshSchemas, schemaAfter, schemaOf } from "../../scripts/lib/schema.ts";
-import { AUDIT_COLUMNS } from "../../src/ledger/audit-log.ts";
+import { AUDIT_COLUMNS } from "../../src/ledger/audit/audit-log.ts";
 import {
   FRESH_CLAIMS_SCHEMA,
   FRESH_RUN_SCHEMA,
   FRESH_TENANT_INDEX_SCHEMA,
-} from "../../src/ledger/fresh-schema.ts";
-import { type FreshSchema, migrate } from "../../src/ledger/migrate.ts";
-import { MIGRATIONS } from "../../src/ledger/migrations.ts";
-import { CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS } from "../../src/ledger/tenant-migrations.ts";
+} from "../../src/ledger/schema/fresh-schema.ts";
+import { type FreshSchema, migrate } from "../../src/ledger/schema/migrate.ts";
+import { MIGRATIONS } from "../../src/ledger/schema/migrations.ts";
+import {
+  CLAIMS_MIGRATIONS,
+  TENANT_INDEX_MIGRATIONS,
+} from "../../src/ledger/schema/tenant-migrations.ts";
 
-const FILE = resolve(import.meta.dirname, "../../src/ledger/fresh-schema.ts");
+const FILE = resolve(import.meta.dirname, "../../src/ledger/schema/fresh-schema.ts");
 
 /** The part of a Durable Object's `SqlStorage` migrate() uses, over node:sqlite. */
 function storageOf(db: DatabaseSync): SqlStorage {
@@ -40,7 +43,7 @@ const LEDGERS: [string, readonly string[], FreshSchema][] = [
 ];
 
 describe("a new object's schema in one step", () => {
-  it("src/ledger/fresh-schema.ts is what `npm run schema` writes from the steps now", () => {
+  it("src/ledger/schema/fresh-schema.ts is what `npm run schema` writes from the steps now", () => {
     expect(readFileSync(FILE, "utf8")).toBe(
       renderFreshSchemas(MIGRATIONS, CLAIMS_MIGRATIONS, TENANT_INDEX_MIGRATIONS),
     );

@@ -3,7 +3,7 @@
  * state changes an operator or a consuming call makes. Every function runs inside the
  * caller's `transactionSync`; the decisions themselves are the pure ones in core/approval.ts.
  */
-import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../core/approval.ts";
+import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../../core/approval.ts";
 import type { ApprovalView } from "./approval-types.ts";
 
 /** An `approval` row. */

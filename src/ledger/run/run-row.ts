@@ -1,10 +1,10 @@
 /**
  * The run's row: created once with its effective limits, tightened in place, charged.
  */
-import type { RunLimits } from "../core/limits.ts";
-import { type Fence, limitsFor } from "../core/policy.ts";
-import type { RunRef } from "./protocol.ts";
-import { limitsOf, type RunRow } from "./views.ts";
+import type { RunLimits } from "../../core/limits.ts";
+import { type Fence, limitsFor } from "../../core/policy.ts";
+import type { RunRef } from "../protocol.ts";
+import { limitsOf, type RunRow } from "../views.ts";
 
 /**
  * Create the run's row with its effective limits, stored so later policy edits leave it be;

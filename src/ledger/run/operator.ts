@@ -3,9 +3,9 @@
  * approval, resolve an escalation. Each step writes its audit entry through the ledger's one append
  * function, passed in, so the operator's entries sit in the same log as the calls'.
  */
-import { decidable, type OperatorDecision } from "../core/approval.ts";
-import type { Fence } from "../core/policy.ts";
-import { refuse } from "../core/reasons.ts";
+import { decidable, type OperatorDecision } from "../../core/approval.ts";
+import type { Fence } from "../../core/policy.ts";
+import { refuse } from "../../core/reasons.ts";
 import type {
   DecideAnswer,
   EscalationFilter,
@@ -13,12 +13,12 @@ import type {
   OperatorAct,
   Resolution,
   ResolveAnswer,
-} from "./approval-types.ts";
-import { approvalView, decideApproval, readApproval } from "./approvals.ts";
-import type { AuditDraft } from "./audit-draft.ts";
+} from "../approvals/approval-types.ts";
+import { approvalView, decideApproval, readApproval } from "../approvals/approvals.ts";
+import type { AuditDraft } from "../audit/audit-draft.ts";
+import { type AuditRow, auditEntry, type RunRow } from "../views.ts";
 import type { InFlightCall } from "./halt-types.ts";
 import { haltRun } from "./run-row.ts";
-import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** Append an audit entry (the RunLedger's own function). */
 export type Append = (draft: AuditDraft, run: RunRow) => void;

@@ -4,9 +4,15 @@
  * decides (core/approval.ts) whether it goes on (an approved grant, spent here), waits for a
  * person (202), or is refused.
  */
-import { askingRule, grantFor } from "../core/approval.ts";
-import { approvalRulesOf } from "../core/policy.ts";
-import { DECISION_TABLE, refuse } from "../core/reasons.ts";
+import { askingRule, grantFor } from "../../core/approval.ts";
+import { approvalRulesOf } from "../../core/policy.ts";
+import { DECISION_TABLE, refuse } from "../../core/reasons.ts";
+import type { AuditDraft } from "../audit/audit-draft.ts";
+import type { LedgerAnswer, Rejection } from "../protocol.ts";
+import type { LedgerScope } from "../run/operator.ts";
+import { rejectionDraft } from "../run/propose.ts";
+import { NO_BODY } from "../run/refusal-keep.ts";
+import { budgetView, type RunRow } from "../views.ts";
 import {
   consumeApproval,
   expireApproval,
@@ -14,12 +20,6 @@ import {
   openApproval,
   pendingApprovals,
 } from "./approvals.ts";
-import type { AuditDraft } from "./audit-draft.ts";
-import type { LedgerScope } from "./operator.ts";
-import { rejectionDraft } from "./propose.ts";
-import type { LedgerAnswer, Rejection } from "./protocol.ts";
-import { NO_BODY } from "./refusal-keep.ts";
-import { budgetView, type RunRow } from "./views.ts";
 
 /**
  * Take back pending approval `id`, which the tenant's cap refused: it expires unannounced, so

@@ -2,11 +2,11 @@
  * Settling an admitted call with its outcome, inside the RunLedger's transaction: the outcome
  * is a second entry naming the open one, and the call's key stores the answer for replay.
  */
-import { DECISION_TABLE } from "../core/reasons.ts";
+import { DECISION_TABLE } from "../../core/reasons.ts";
+import { type EntryDraft, openEntry } from "../audit/audit-log.ts";
+import type { Settlement } from "../protocol.ts";
+import type { RunRow } from "../views.ts";
 import { outcomeBase } from "./abandon.ts";
-import { type EntryDraft, openEntry } from "./audit-log.ts";
-import type { Settlement } from "./protocol.ts";
-import type { RunRow } from "./views.ts";
 
 /** The note of an outcome that settled after the run was halted (docs/audit.md). */
 export const SETTLED_AFTER_HALT = "settled after the run was halted";

@@ -3,9 +3,9 @@
  * never by a read: reading `sqlite_master` writes nothing, so a run only ever read (an unseen
  * run's status, a mistyped id) leaves no database behind.
  */
-import { FRESH_RUN_SCHEMA } from "./fresh-schema.ts";
-import { migrate } from "./migrate.ts";
-import { MIGRATIONS } from "./migrations.ts";
+import { FRESH_RUN_SCHEMA } from "../schema/fresh-schema.ts";
+import { migrate } from "../schema/migrate.ts";
+import { MIGRATIONS } from "../schema/migrations.ts";
 
 /** Whether the schema exists, read once per object; built by the first write that needs it. */
 export class RunStorage {

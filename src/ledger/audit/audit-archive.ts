@@ -8,12 +8,12 @@
  * Ed25519 is deterministic), so a crash between the put and its row rewrites the same object.
  * Archived entries older than the retention are then trimmed from `audit` (audit-trim.ts).
  */
-import { type SignedHead, signHead } from "../core/audit-head.ts";
+import { type SignedHead, signHead } from "../../core/audit-head.ts";
+import { readRun } from "../run/run-row.ts";
+import { type AuditRow, auditEntry, type RunRow } from "../views.ts";
 import { head } from "./audit-log.ts";
 import { auditTrimWake, trimArchived } from "./audit-trim.ts";
-import { readRun } from "./run-row.ts";
 import { runSigningKey } from "./signing-key.ts";
-import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** How the archive is cut and how long the object keeps archived entries. */
 export interface ArchiveConfig {

@@ -2,13 +2,13 @@
  * Opening a run with limits, inside the RunLedger's transaction: the policy's (for its tenant)
  * tightened when the run is new, its stored limits tightened when it exists.
  */
-import { type LimitOverride, tighten } from "../core/limits.ts";
-import { type Fence, limitsFor } from "../core/policy.ts";
-import { refuse } from "../core/reasons.ts";
-import type { OpenAnswer, RunRef } from "./protocol.ts";
+import { type LimitOverride, tighten } from "../../core/limits.ts";
+import { type Fence, limitsFor } from "../../core/policy.ts";
+import { refuse } from "../../core/reasons.ts";
+import type { OpenAnswer, RunRef } from "../protocol.ts";
+import type { RunRow } from "../views.ts";
 import { insertRun, readRun, runLimits, storeLimits } from "./run-row.ts";
 import { statusOf } from "./run-status.ts";
-import type { RunRow } from "./views.ts";
 
 /**
  * Open or tighten the run. Opening again with the same limits changes nothing; a field that

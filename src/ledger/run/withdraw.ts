@@ -5,14 +5,14 @@
  * never reaches its tool, so the run gives back what the admission took and closes the open
  * entry with the refusal.
  */
-import { DECISION_TABLE } from "../core/reasons.ts";
+import { DECISION_TABLE } from "../../core/reasons.ts";
+import { returnApproval } from "../approvals/approvals.ts";
+import { type EntryDraft, openEntry } from "../audit/audit-log.ts";
+import type { Withdrawal } from "../protocol.ts";
+import type { RunRow } from "../views.ts";
 import { outcomeBase } from "./abandon.ts";
-import { returnApproval } from "./approvals.ts";
-import { type EntryDraft, openEntry } from "./audit-log.ts";
-import type { Withdrawal } from "./protocol.ts";
 import { chargeRun } from "./run-row.ts";
 import { countUse } from "./usage.ts";
-import type { RunRow } from "./views.ts";
 
 /**
  * Give back the charge, the tool's and target's use, the idempotency key (a new intent's is

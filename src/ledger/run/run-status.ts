@@ -2,14 +2,14 @@
  * What the run routes and the console read of a run: its status view and its summary, each
  * a read of the run's row and the small tables kept beside the log.
  */
-import type { Fence } from "../core/policy.ts";
-import { listApprovals } from "./approvals.ts";
-import { decisionCounts } from "./audit-log.ts";
+import type { Fence } from "../../core/policy.ts";
+import { listApprovals } from "../approvals/approvals.ts";
+import { decisionCounts } from "../audit/audit-log.ts";
+import type { RunSummary, RunView } from "../protocol.ts";
+import { type RunRow, runView } from "../views.ts";
 import { listEscalations } from "./operator.ts";
-import type { RunSummary, RunView } from "./protocol.ts";
 import { runLimits } from "./run-row.ts";
 import { toolCalls } from "./usage.ts";
-import { type RunRow, runView } from "./views.ts";
 
 /** Open escalations a summary counts at most (a run with more shows this many). */
 const SUMMARY_COUNT_CAP = 1_000;

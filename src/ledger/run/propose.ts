@@ -3,19 +3,19 @@
  * a person, charge the run and write the entry. The ledger runs this in one `transactionSync`
  * and does the waiting (the alarm, the run index) after it.
  */
-import { admit, endedRefusal, UNCAPPED } from "../core/admission.ts";
-import { targetRuleOf } from "../core/policy.ts";
-import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
-import { approvalStep } from "./approval-step.ts";
-import type { AuditDraft } from "./audit-draft.ts";
-import { lastSeq } from "./audit-log.ts";
+import { admit, endedRefusal, UNCAPPED } from "../../core/admission.ts";
+import { targetRuleOf } from "../../core/policy.ts";
+import { DECISION_TABLE, type Refusal } from "../../core/reasons.ts";
+import { approvalStep } from "../approvals/approval-step.ts";
+import type { AuditDraft } from "../audit/audit-draft.ts";
+import { lastSeq } from "../audit/audit-log.ts";
+import type { LedgerAnswer, LedgerProposal, Rejection } from "../protocol.ts";
+import { budgetView, type RunRow, runState } from "../views.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
 import type { LedgerScope } from "./operator.ts";
-import type { LedgerAnswer, LedgerProposal, Rejection } from "./protocol.ts";
 import { countRefusal, logFull, withoutBody } from "./refusal-keep.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
 import { callCaps, countUse } from "./usage.ts";
-import { budgetView, type RunRow, runState } from "./views.ts";
 
 /** What a decision needs of the ledger. */
 export interface ProposeScope {

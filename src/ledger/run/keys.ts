@@ -2,8 +2,8 @@
  * Idempotency keys in the run's ledger: their state, taking one for an admitted call, and
  * the stored answer a replay returns.
  */
-import type { KeyState } from "../core/admission.ts";
-import type { LedgerProposal } from "./protocol.ts";
+import type { KeyState } from "../../core/admission.ts";
+import type { LedgerProposal } from "../protocol.ts";
 
 /**
  * The most bytes of an answer a key stores for replay. A Durable Object's SQLite refuses a

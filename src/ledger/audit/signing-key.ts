@@ -4,7 +4,7 @@
  * secret `AUDIT_SIGNING_KEY` (a private Ed25519 JWK); the published development key signs only
  * under local development: per request at the edge, and for a run created under it in the alarm.
  */
-import type { PrivateJwk } from "../core/audit-head.ts";
+import type { PrivateJwk } from "../../core/audit-head.ts";
 
 /** Signs heads under `npm run dev` and in tests; public by design, worthless elsewhere. */
 export const DEVELOPMENT_SIGNING_KEY: PrivateJwk = {

@@ -8,12 +8,12 @@
  * nothing.
  */
 
-import type { Fence } from "../core/policy.ts";
-import { limitsFor } from "../core/policy.ts";
-import { refuse } from "../core/reasons.ts";
-import { tenantIndexOf } from "./address.ts";
-import type { Recorded, RunRef } from "./protocol.ts";
-import { type RunRow, unusedBudget } from "./views.ts";
+import type { Fence } from "../../core/policy.ts";
+import { limitsFor } from "../../core/policy.ts";
+import { refuse } from "../../core/reasons.ts";
+import { tenantIndexOf } from "../address.ts";
+import type { Recorded, RunRef } from "../protocol.ts";
+import { type RunRow, unusedBudget } from "../views.ts";
 
 /**
  * Index the run of row `run` in its tenant's object. Answers when it was indexed, or null when

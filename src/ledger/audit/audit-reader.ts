@@ -5,11 +5,11 @@
  * and then what the object holds past them. A segment that is gone or unreadable is data: the
  * page names it, and verify reports it at its first seq.
  */
-import { type ChainReport, genesis } from "../core/audit-chain.ts";
+import { type ChainReport, genesis } from "../../core/audit-chain.ts";
+import type { AuditEntry } from "../protocol.ts";
+import { type AuditRow, auditEntry, type RunRow } from "../views.ts";
 import { type SegmentRow, segments } from "./audit-archive.ts";
 import { verifyLog, verifyStretch } from "./audit-log.ts";
-import type { AuditEntry } from "./protocol.ts";
-import { type AuditRow, auditEntry, type RunRow } from "./views.ts";
 
 /** A page of the log, or the archived segment it could not read. */
 export type AuditPage =

@@ -2,8 +2,8 @@
  * The running policy's version (SHA-256 of its RFC 8785 form), which an approval's grant is
  * bound to: computed once per fence and isolate.
  */
-import { policyVersionOf } from "../core/approval.ts";
-import type { Fence } from "../core/policy.ts";
+import { policyVersionOf } from "../../core/approval.ts";
+import type { Fence } from "../../core/policy.ts";
 
 /** The string is kept, not the promise, so no request awaits another's I/O. */
 const versions = new WeakMap<Fence, string>();

@@ -3,8 +3,8 @@
  * transaction, finding the claims past their lease that stand in its way, and settling one
  * once its run answered.
  */
-import { refuse } from "../core/reasons.ts";
-import type { ClaimAnswer, TargetClaim } from "./protocol.ts";
+import { refuse } from "../../core/reasons.ts";
+import type { ClaimAnswer, TargetClaim } from "../protocol.ts";
 
 /** An unconfirmed claim past its lease: its run must say whether it admitted the call. */
 export type LapsedClaim = {

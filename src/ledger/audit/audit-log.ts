@@ -9,8 +9,8 @@
  * a trim. Every function here runs inside the caller's `transactionSync`: hashing is
  * synchronous, so no other request gets in.
  */
-import { type ChainReport, entryHash, genesis, verifyChain } from "../core/audit-chain.ts";
-import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "./views.ts";
+import { type ChainReport, entryHash, genesis, verifyChain } from "../../core/audit-chain.ts";
+import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "../views.ts";
 
 export type { EntryDraft };
 

@@ -4,10 +4,10 @@
  * every so often (audit-log.ts), so a call writes no count of its tool. A target's are counted
  * as the call is admitted, in target_use: only calls a per-target rule binds write it.
  */
-import type { CallCaps, Charge } from "../core/admission.ts";
-import type { RunLimits } from "../core/limits.ts";
-import type { TargetRule } from "../core/policy.ts";
-import { UNFOLDED, UNFOLDED_USES } from "./audit-log.ts";
+import type { CallCaps, Charge } from "../../core/admission.ts";
+import type { RunLimits } from "../../core/limits.ts";
+import type { TargetRule } from "../../core/policy.ts";
+import { UNFOLDED, UNFOLDED_USES } from "../audit/audit-log.ts";
 
 /**
  * What the run has used of the caps binding one call: its tool's per-run cap and the per-target

@@ -1,10 +1,10 @@
 /** The RunLedger's approval and escalation types, as its RPC methods take and answer them. */
 
-import type { OperatorDecision } from "../core/approval.ts";
-import type { Refusal } from "../core/reasons.ts";
-import type { Approval } from "../core/shapes/approval.ts";
-import type { Escalation, ResolutionKind } from "../core/shapes/audit.ts";
-import type { Evidence } from "./protocol.ts";
+import type { OperatorDecision } from "../../core/approval.ts";
+import type { Refusal } from "../../core/reasons.ts";
+import type { Approval } from "../../core/shapes/approval.ts";
+import type { Escalation, ResolutionKind } from "../../core/shapes/audit.ts";
+import type { Evidence } from "../protocol.ts";
 
 /**
  * An approval as published to operators (`GET /v1/runs/{id}/approvals`), its validated

@@ -2,9 +2,9 @@
  * What the kill switch answers, and what settling a call tells the edge about a halt that
  * came while the call ran.
  */
-import type { BudgetView } from "./protocol.ts";
+import type { BudgetView } from "../protocol.ts";
 
-export type { HaltView, InFlightCall } from "../core/shapes/run.ts";
+export type { HaltView, InFlightCall } from "../../core/shapes/run.ts";
 
 /** What settling a call answers: the budget after, and whether the run was halted first. */
 export interface SettleAnswer {

@@ -11,11 +11,11 @@
  * (RunLedger), or the run's alarm, which rings by the run's end, or by the lease when that is
  * later (admittedWake), and is then set again by the leases still open (nextWake).
  */
-import { type EntryDraft, expiredOpen } from "./audit-log.ts";
+import { type EntryDraft, expiredOpen } from "../audit/audit-log.ts";
+import type { LedgerProposal } from "../protocol.ts";
+import type { AuditRow, RunRow } from "../views.ts";
 import { keyExpiresAt, mutationKey } from "./keys.ts";
-import type { LedgerProposal } from "./protocol.ts";
 import { readRun } from "./run-row.ts";
-import type { AuditRow, RunRow } from "./views.ts";
 
 /** The outcome entry that closes `open` as abandoned at `now`. */
 export function abandonedEntry(open: AuditRow, run: RunRow, now: number): EntryDraft {

@@ -5,8 +5,8 @@
  * here after the run's own step. A worker that dies in between leaves the index behind the
  * run, never ahead of it: the run's list is the authority.
  */
-import type { ApprovalStatus } from "../core/approval.ts";
-import type { ApprovalIndexEntry } from "../core/shapes/approval.ts";
+import type { ApprovalStatus } from "../../core/approval.ts";
+import type { ApprovalIndexEntry } from "../../core/shapes/approval.ts";
 
 /** One approval as the tenant's index lists it. */
 export type { ApprovalIndexEntry };

@@ -5,9 +5,9 @@
  * the policy's `max_audit_entries_per_run`, a refusal is counted per reason on the run's row
  * instead of appended. Admitted calls are always appended: the budget and caps bound them.
  */
-import type { AuditDraft } from "./audit-draft.ts";
-import type { Evidence } from "./protocol.ts";
-import type { RunRow } from "./views.ts";
+import type { AuditDraft } from "../audit/audit-draft.ts";
+import type { Evidence } from "../protocol.ts";
+import type { RunRow } from "../views.ts";
 
 /** What an entry kept without the call's body shows of it. */
 export const NO_BODY: Evidence = { contentType: null, payload: "", truncated: false };

@@ -3,9 +3,9 @@
  * and the row it becomes in the log.
  */
 
+import type { AuditDecision, Evidence } from "../protocol.ts";
+import type { RunRow } from "../views.ts";
 import type { EntryDraft } from "./audit-log.ts";
-import type { AuditDecision, Evidence } from "./protocol.ts";
-import type { RunRow } from "./views.ts";
 
 /** Columns of an audit row written in one step. */
 export interface AuditDraft {

@@ -5,7 +5,8 @@
  * After each ring the archive step sets the alarm for the next work of any kind, so an idle
  * check that finds recent activity re-arms itself rather than the calls moving the alarm.
  */
-import { nextWake } from "./abandon.ts";
+import { nextWake } from "../run/abandon.ts";
+import type { RunRow } from "../views.ts";
 import {
   type ArchiveConfig,
   type ArchiveScope,
@@ -14,7 +15,6 @@ import {
   archiveRun,
   archiveWake,
 } from "./audit-archive.ts";
-import type { RunRow } from "./views.ts";
 
 /** How soon entries appended after a run ended are archived. */
 const AFTER_END_MS = 60_000;
