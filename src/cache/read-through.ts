@@ -36,7 +36,7 @@ export interface CachedRead {
 }
 
 /** The leader's duty: hand its execution over, once, whatever happened. */
-export interface Lead {
+export interface FlightLeader {
   /** Give the execution to joiners and store it if it passed; null when it never ran. */
   land(execution: Execution | null): void;
 }
@@ -48,7 +48,7 @@ export type CacheRoute =
   /** Answered with no backend query of its own: from a tier, or by joining a flight. */
   | { kind: "served"; key: string; cache: CacheStatus; execution: Execution }
   /** The caller runs the tool, charged, and must `land` what it got. */
-  | { kind: "lead"; key: string; cache: "miss" | "bypass"; lead: Lead };
+  | { kind: "leader"; key: string; cache: "miss" | "bypass"; leader: FlightLeader };
 
 /** RFC 9111 §5.2.1.4: whether a request's Cache-Control carries `no-cache`. */
 export function asksNoCache(cacheControl: string | undefined): boolean {
@@ -75,7 +75,8 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
     tenant: contract.sharedCache ? null : tenant,
   });
   // A fresh answer was asked for: no lookup and no joining, but the result refreshes the tiers.
-  if (read.noCache) return { kind: "lead", key, cache: "bypass", lead: leadOf(read, key, null) };
+  if (read.noCache)
+    return { kind: "leader", key, cache: "bypass", leader: leaderOf(read, key, null) };
   for (;;) {
     const flight = flightOf(key);
     if (flight !== null) {
@@ -96,12 +97,12 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
     }
     // The lookup awaited: an identical call may have taken off meanwhile, so look again.
     if (flightOf(key) === null) {
-      return { kind: "lead", key, cache: "miss", lead: leadOf(read, key, takeOff(key)) };
+      return { kind: "leader", key, cache: "miss", leader: leaderOf(read, key, takeOff(key)) };
     }
   }
 }
 
-function leadOf(read: CachedRead, key: string, flight: Flight | null): Lead {
+function leaderOf(read: CachedRead, key: string, flight: Flight | null): FlightLeader {
   let landed = false;
   return {
     land(execution) {

@@ -26,7 +26,7 @@ import type {
 import { mutationKey } from "../ledger/run/keys.ts";
 import { failed, keptForReplay, noRetryLeft, settledOnce } from "./after-upstream.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
-import { claimBeside, holdTarget } from "./claims.ts";
+import { claimWhileDeciding, holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
 import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
@@ -114,12 +114,12 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   });
   const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
   if (route.kind === "served") return served(ledger, ref, proposal, route);
-  const lead = route.kind === "lead" ? route.lead : null;
+  const leader = route.kind === "leader" ? route.leader : null;
   try {
     return await admitAndRun(c, ref, call, proposal, route, started);
   } finally {
     // Joiners must never wait on a leader that was refused or threw before landing.
-    lead?.land(null);
+    leader?.land(null);
   }
 }
 
@@ -159,14 +159,14 @@ async function admitAndRun(
   const { callId } = proposal;
   const ledger = ledgerOf(c.env, ref);
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const holding = holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
+  const claiming = holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
   // A tool the fence answers itself has no side effect: its outcome is known before the
   // ledger decides, so one ledger step both decides and records it. That step cannot be taken
   // back, so such a tool's claim is settled before it.
   const inline = call.contract.upstream.kind === "inline";
-  const early = inline ? await holding : null;
-  if (early !== null && early.refusal !== null) {
-    const { refusal } = early;
+  const claimedFirst = inline ? await claiming : null;
+  if (claimedFirst !== null && claimedFirst.refusal !== null) {
+    const { refusal } = claimedFirst;
     const { tool, form, key, evidence } = proposal;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
@@ -174,20 +174,20 @@ async function admitAndRun(
   const known = inline
     ? outcomeOf(await run(c, ref, call, Number.POSITIVE_INFINITY), callId, "applied", route.cache)
     : null;
-  const beside = await claimBeside(
+  const both = await claimWhileDeciding(
     ledger,
     ref,
-    early ?? holding,
+    claimedFirst ?? claiming,
     ledger.propose(
       ref,
       known === null ? proposal : { ...proposal, outcome: forLedger(known, proposal) },
     ),
     { proposal, started },
   );
-  if ("withdrawn" in beside) {
-    return refused(beside.withdrawn, { call_id: callId, budget: beside.budget });
+  if ("withdrawn" in both) {
+    return refused(both.withdrawn, { call_id: callId, budget: both.budget });
   }
-  const { hold, answer } = beside;
+  const { hold, answer } = both;
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.fresh?.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
@@ -211,7 +211,7 @@ async function admitAndRun(
   // A read that comes back after its run was halted is neither answered nor cached: the halt
   // reaches it as if it had been aborted. A mutation's outcome happened, and is answered.
   const withheld = settled.afterHalt && call.contract.effect === "read";
-  if (route.kind === "lead") route.lead.land(withheld ? null : execution);
+  if (route.kind === "leader") route.leader.land(withheld ? null : execution);
   if (withheld) {
     const detail = "The run was halted while this read ran; its result is not answered.";
     return refused(refuse("run_halted", detail), { call_id: callId, budget: settled.budget });

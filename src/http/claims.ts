@@ -94,7 +94,7 @@ function claimOf(
 }
 
 /** Both answers, or a call the run admitted and took back: its claim was refused. */
-export type Beside =
+export type ClaimAndDecision =
   | { hold: TargetHold; answer: LedgerAnswer }
   | { withdrawn: Refusal; budget: BudgetView };
 
@@ -104,15 +104,15 @@ export type Beside =
  * whose claim was refused is taken back. When either fails, what the other did is undone (a
  * fresh claim released; an admitted call taken back) before the error goes on.
  */
-export async function claimBeside(
+export async function claimWhileDeciding(
   ledger: Pick<ReturnType<typeof ledgerOf>, "withdraw">,
   ref: RunRef,
-  holding: TargetHold | Promise<TargetHold>,
+  claiming: TargetHold | Promise<TargetHold>,
   deciding: Promise<LedgerAnswer>,
   { proposal, started }: { proposal: LedgerProposal; started: number },
-): Promise<Beside> {
-  if (!(holding instanceof Promise)) return { hold: holding, answer: await deciding };
-  const [held, decided] = await Promise.allSettled([holding, deciding]);
+): Promise<ClaimAndDecision> {
+  if (!(claiming instanceof Promise)) return { hold: claiming, answer: await deciding };
+  const [held, decided] = await Promise.allSettled([claiming, deciding]);
   if (decided.status === "rejected") {
     if (held.status === "fulfilled") await held.value.fresh?.release();
     throw decided.reason;

@@ -29,8 +29,8 @@ describe("identical misses in flight in one isolate", () => {
     const leader = await routeRead(read);
     const joiner = routeRead(read);
     await parked();
-    if (leader.kind !== "lead") throw new Error("the first call leads");
-    leader.lead.land({ ok: true, result: { logs: ["x"] } });
+    if (leader.kind !== "leader") throw new Error("the first call leads");
+    leader.leader.land({ ok: true, result: { logs: ["x"] } });
     expect(await joiner).toMatchObject({
       kind: "served",
       cache: "hit-memory",
@@ -43,11 +43,11 @@ describe("identical misses in flight in one isolate", () => {
     const leader = await routeRead(read);
     const joiner = routeRead(read);
     await parked();
-    if (leader.kind !== "lead") throw new Error("the first call leads");
+    if (leader.kind !== "leader") throw new Error("the first call leads");
     const refusal = refuse("upstream_unavailable", "down");
-    leader.lead.land({ ok: false, refusal });
+    leader.leader.land({ ok: false, refusal });
     expect(await joiner).toMatchObject({ kind: "served", cache: "miss", execution: { refusal } });
-    expect((await routeRead(read)).kind).toBe("lead");
+    expect((await routeRead(read)).kind).toBe("leader");
   });
 
   it("lead themselves when the leader never ran (its own run refused it)", async () => {
@@ -55,16 +55,16 @@ describe("identical misses in flight in one isolate", () => {
     const leader = await routeRead(read);
     const joiner = routeRead(read);
     await parked();
-    if (leader.kind !== "lead") throw new Error("the first call leads");
-    leader.lead.land(null);
-    expect(await joiner).toMatchObject({ kind: "lead", cache: "miss" });
+    if (leader.kind !== "leader") throw new Error("the first call leads");
+    leader.leader.land(null);
+    expect(await joiner).toMatchObject({ kind: "leader", cache: "miss" });
   });
 
   it("are not joined by a no-cache call, which always runs the tool", async () => {
     const read = await readOf();
     const leader = await routeRead(read);
     const fresh = await routeRead({ ...read, noCache: true });
-    expect(fresh).toMatchObject({ kind: "lead", cache: "bypass" });
-    if (leader.kind === "lead") leader.lead.land(null);
+    expect(fresh).toMatchObject({ kind: "leader", cache: "bypass" });
+    if (leader.kind === "leader") leader.leader.land(null);
   });
 });

@@ -85,9 +85,9 @@ export async function readThrough(
     noCache: false,
     defer: (w) => writes.push(w),
   });
-  if (route.kind === "lead") {
+  if (route.kind === "leader") {
     const context = { env, tenant, runId: "cache-test", upstreamKey: null, timeoutMs: 1000 };
-    route.lead.land(await execute(contract, args, context));
+    route.leader.land(await execute(contract, args, context));
   }
   await Promise.all(writes);
   return route;

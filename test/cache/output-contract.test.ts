@@ -60,7 +60,7 @@ describe("results that break the output contract", () => {
     const tool = doubleTool(() => ({ logs: [42] }));
     const args = { service: newService(), window: "5m" };
     const first = await readThrough(tiers, tool.contract, args, "acme");
-    expect(first.kind).toBe("lead");
+    expect(first.kind).toBe("leader");
     const second = await readThrough(tiers, tool.contract, args, "acme");
     expect(second.cache).toBe("miss");
     expect(tool.runs()).toBe(2);
