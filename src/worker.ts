@@ -5,7 +5,7 @@
  */
 import { buildApp } from "./app.ts";
 import type { Fence } from "./core/policy.ts";
-import { checkDrift } from "./execute/drift.ts";
+import { checkDrift } from "./execute/drift-check.ts";
 import { RunLedger } from "./ledger/RunLedger.ts";
 import { withOAuth } from "./oauth/provider.ts";
 

@@ -1,6 +1,6 @@
 /**
- * Drift of pinned MCP tools as the worker sees it: a scheduled check lists each server's tools
- * and records in KV (`DRIFT`, key `drift:<tool>`) every pinned tool whose schema hash changed or
+ * Drift of pinned MCP tools as the worker sees it: a scheduled check (drift-check.ts) lists
+ * each server's tools and records in KV (`DRIFT`, key `drift:<tool>`) every pinned tool whose schema hash changed or
  * that is gone; calls and the catalogue read those records. Whenever a tool's record appears,
  * changes or goes, its cache epoch (`epoch:<tool>`) changes too, and with it the key of every
  * cached result of the tool: the Cache API tier cannot be listed, so results are invalidated by
@@ -9,8 +9,7 @@
  */
 
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
-import type { McpUpstream, ToolContract } from "../core/contract.ts";
-import { callHeaders } from "./pin-check.ts";
+import type { ToolContract } from "../core/contract.ts";
 
 /** KV key prefix of drift records. */
 export const DRIFT_PREFIX = "drift:";
@@ -28,8 +27,6 @@ export interface DriftRecord {
   checked_at: string;
 }
 
-type McpContract = ToolContract & { upstream: McpUpstream };
-
 /** The hash the import pins, computed the same way: RFC 8785, then SHA-256. */
 export async function listedHash(tool: {
   description?: string;
@@ -42,64 +39,6 @@ export async function listedHash(tool: {
   };
   if (tool.outputSchema !== undefined) schema.outputSchema = tool.outputSchema;
   return sha256Hex(canonicalize(schema));
-}
-
-/**
- * Check every pinned MCP tool against its server and record the result in `DRIFT`. A server
- * that cannot be reached leaves its tools' records as they were: unknown is not drift.
- */
-export async function checkDrift(
-  env: Env,
-  contracts: Iterable<ToolContract>,
-  now = new Date(),
-): Promise<void> {
-  const byServer = new Map<string, McpContract[]>();
-  for (const c of contracts) {
-    if (c.upstream.kind !== "mcp") continue;
-    const server = JSON.stringify([c.upstream.endpoint, c.upstream.auth ?? null]);
-    byServer.set(server, [...(byServer.get(server) ?? []), c as McpContract]);
-  }
-  for (const tools of byServer.values()) {
-    const first = tools[0];
-    if (first === undefined) continue;
-    // Loaded here, not at startup (see execute.ts).
-    const { listMcpTools } = await import("./mcp.ts");
-    // The check connects as a call does (src/execute/pin-check.ts): a server cannot tell it
-    // apart by its headers and show it another listing.
-    const who = { tenant: "default", runId: `run-${crypto.randomUUID()}` };
-    const listed = await listMcpTools(first.upstream, env, callHeaders(who)).catch(() => null);
-    if (listed === null) continue;
-    const byName = new Map(listed.map((t) => [t.name, t]));
-    for (const c of tools) {
-      const now_ = byName.get(c.upstream.tool);
-      const seen = now_ === undefined ? null : await listedHash(now_);
-      const key = `${DRIFT_PREFIX}${c.name}`;
-      const before = await driftOf(env, c.name);
-      if (seen === c.upstream.pinned.sha256) {
-        if (before === null) continue;
-        await newEpoch(env, c.name, now);
-        await env.DRIFT.delete(key);
-        continue;
-      }
-      const record: DriftRecord = {
-        status: seen === null ? "gone" : "changed",
-        seen_sha256: seen,
-        checked_at: now.toISOString(),
-      };
-      if (before?.status !== record.status || before.seen_sha256 !== seen) {
-        await newEpoch(env, c.name, now);
-      }
-      await env.DRIFT.put(key, JSON.stringify(record));
-    }
-  }
-}
-
-/**
- * Start a new cache epoch for `tool`, before its drift record changes: no result cached while
- * the server listed something else is served once the check has seen the change.
- */
-async function newEpoch(env: Env, tool: string, now: Date): Promise<void> {
-  await env.DRIFT.put(`${EPOCH_PREFIX}${tool}`, `${now.toISOString()}/${crypto.randomUUID()}`);
 }
 
 /**

@@ -5,8 +5,7 @@
  */
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import type { ApprovalAdmission } from "../ledger/approvals/approval-index.ts";
-import type { ApprovalTicket } from "../ledger/approvals/approval-types.ts";
-import type { BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
+import type { ApprovalTicket, BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
 import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";

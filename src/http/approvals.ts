@@ -13,7 +13,6 @@ import { ResolutionKindSchema } from "../core/shapes/audit.ts";
 import type {
   ApprovalView,
   DecideAnswer,
-  EscalationFilter,
   OperatorAct,
   OperatorDecision,
 } from "../ledger/approvals/approval-types.ts";
@@ -138,13 +137,6 @@ export async function resolveEscalation(c: AppContext, ref: RunRef): Promise<Res
   );
   if (answer.kind === "refuse") return problem(answer.refusal);
   return c.json(answer.escalation);
-}
-
-/** `?status=open|resolved|all` of the escalations list; open by default. */
-export function escalationFilter(c: AppContext): EscalationFilter | Response {
-  const status = c.req.query("status") ?? "open";
-  if (status === "open" || status === "resolved" || status === "all") return status;
-  return problem(refuse("malformed_payload", "status is one of open, resolved, all."));
 }
 
 async function readAct<S extends v.GenericSchema>(

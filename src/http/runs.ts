@@ -8,8 +8,8 @@ import { type LimitOverride, LimitOverrideSchema } from "../core/limits.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { ledgerOf, RUN_ID } from "../ledger/address.ts";
+import type { EscalationFilter } from "../ledger/approvals/approval-types.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
-import { escalationFilter } from "./approvals.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
@@ -154,4 +154,11 @@ export async function runAudit(c: AppContext, ref: RunRef): Promise<Response> {
     return new Response(lines, { headers });
   }
   return c.json({ run_id: ref.runId, entries, next_after: next });
+}
+
+/** `?status=open|resolved|all` of the escalations list; open by default. */
+export function escalationFilter(c: AppContext): EscalationFilter | Response {
+  const status = c.req.query("status") ?? "open";
+  if (status === "open" || status === "resolved" || status === "all") return status;
+  return problem(refuse("malformed_payload", "status is one of open, resolved, all."));
 }

@@ -10,7 +10,6 @@ import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { CacheStatus } from "../core/shapes/audit.ts";
 import type { Budget } from "../core/shapes/budget.ts";
 import type { RunView } from "../core/shapes/run.ts";
-import type { ApprovalTicket } from "./approvals/approval-types.ts";
 
 export type { AuditDecision, AuditEntry, CacheStatus } from "../core/shapes/audit.ts";
 export type { Counter } from "../core/shapes/budget.ts";
@@ -199,3 +198,19 @@ export interface TargetClaim {
 
 /** The TargetClaims object's answer: the claim is held (`fresh` when this call made it), or refused. */
 export type ClaimAnswer = { kind: "held"; fresh: boolean } | { kind: "refuse"; refusal: Refusal };
+
+/** What the agent is told while a call waits for a person. */
+export interface ApprovalTicket {
+  /** The approval's id. */
+  approval_id: string;
+  /** The rule that asked. */
+  rule: string;
+  /** When a call first asked (ISO 8601). */
+  requested_at: string;
+  /** When the approval expires unless decided (ISO 8601). */
+  expires_at: string;
+  /** Whether this call opened the approval (false: it was already waiting). */
+  created: boolean;
+  /** The validated arguments as JSON text, for the notification. */
+  args: string;
+}

@@ -32,10 +32,10 @@ async function read(
     rules: resultRulesVersion(fence, contract),
     defer: (w) => writes.push(w),
   });
-  if (route.kind === "lead") {
+  if (route.kind === "leader") {
     const ctx = { env, tenant: "acme", runId: "r", upstreamKey: null, timeoutMs: 1000 };
     const resultRules = resultRulesOf(fence, contract);
-    route.lead.land(await execute(contract, args, { ...ctx, resultRules }));
+    route.leader.land(await execute(contract, args, { ...ctx, resultRules }));
   }
   await Promise.all(writes);
   return route;

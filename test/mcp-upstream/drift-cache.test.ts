@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CONTRACTS } from "../../demo/contracts/index.ts";
 import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
-import { checkDrift } from "../../src/execute/drift.ts";
+import { checkDrift } from "../../src/execute/drift-check.ts";
 import { demoUpstreams, json, newRun, proposeThrough } from "../helpers.ts";
 
 // A drift the scheduled check sees invalidates the tool's cached results at once: the cache

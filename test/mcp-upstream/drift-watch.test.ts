@@ -6,7 +6,8 @@ import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import { buildApp } from "../../src/app.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import { loadFence } from "../../src/core/policy.ts";
-import { checkDrift, driftOf } from "../../src/execute/drift.ts";
+import { driftOf } from "../../src/execute/drift.ts";
+import { checkDrift } from "../../src/execute/drift-check.ts";
 import { demoUpstreams, dev, json, newRun, proposeThrough } from "../helpers.ts";
 
 // The scheduled drift check against the demo's MCP server, and what calls and the catalogue

@@ -6,7 +6,7 @@ import { buildApp } from "../../src/app.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import type { GatedCall } from "../../src/core/gate.ts";
 import { loadFence } from "../../src/core/policy.ts";
-import { checkDrift } from "../../src/execute/drift.ts";
+import { checkDrift } from "../../src/execute/drift-check.ts";
 import { LISTING_TTL_MS, pinnedNow } from "../../src/execute/pin-check.ts";
 import { json, newRun, proposeThrough } from "../helpers.ts";
 

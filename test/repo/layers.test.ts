@@ -138,4 +138,22 @@ describe("every module of src/ and client/", () => {
       .map((f) => `${f.path}: ${f.lines - 1} lines`);
     expect(long).toEqual([]);
   });
+
+  it("imports no module that imports it back, statically or on demand", () => {
+    const targets = (path: string) => {
+      const text = readFileSync(join(ROOT, path), "utf8");
+      const dynamic = [...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)].map((m) =>
+        relative(ROOT, resolve(dirname(join(ROOT, path)), m[1] ?? "")),
+      );
+      return new Set([...importsOf(path).map((e) => e.to), ...dynamic]);
+    };
+    const paths = sources("src");
+    const edges = new Map(paths.map((path) => [path, targets(path)]));
+    const circles = paths.flatMap((a) =>
+      [...(edges.get(a) ?? [])]
+        .filter((b) => a < b && edges.get(b)?.has(a))
+        .map((b) => `${a} <-> ${b}`),
+    );
+    expect(circles).toEqual([]);
+  });
 });

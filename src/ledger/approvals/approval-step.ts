@@ -10,8 +10,7 @@ import { DECISION_TABLE, refuse } from "../../core/reasons.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
 import type { LedgerAnswer, Rejection } from "../protocol.ts";
 import type { LedgerScope } from "../run/operator.ts";
-import { rejectionDraft } from "../run/propose.ts";
-import { NO_BODY } from "../run/refusal-keep.ts";
+import { NO_BODY, rejectionDraft } from "../run/refusal-keep.ts";
 import { budgetView, type RunRow } from "../views.ts";
 import {
   consumeApproval,

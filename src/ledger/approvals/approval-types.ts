@@ -12,22 +12,6 @@ import type { Evidence } from "../protocol.ts";
  */
 export type ApprovalView = Omit<Approval, "args"> & { args: string };
 
-/** What the agent is told while a call waits for a person. */
-export interface ApprovalTicket {
-  /** The approval's id. */
-  approval_id: string;
-  /** The rule that asked. */
-  rule: string;
-  /** When a call first asked (ISO 8601). */
-  requested_at: string;
-  /** When the approval expires unless decided (ISO 8601). */
-  expires_at: string;
-  /** Whether this call opened the approval (false: it was already waiting). */
-  created: boolean;
-  /** The validated arguments as JSON text, for the notification. */
-  args: string;
-}
-
 /** An operator acting on an approval or an escalation. */
 export interface OperatorAct {
   /** Who: the operator key's id, or `development`. */

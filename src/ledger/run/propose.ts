@@ -5,7 +5,7 @@
  */
 import { admit, endedRefusal, UNCAPPED } from "../../core/admission.ts";
 import { targetRuleOf } from "../../core/policy.ts";
-import { DECISION_TABLE, type Refusal } from "../../core/reasons.ts";
+import type { Refusal } from "../../core/reasons.ts";
 import { approvalStep } from "../approvals/approval-step.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
 import { lastSeq } from "../audit/audit-log.ts";
@@ -13,7 +13,13 @@ import type { LedgerAnswer, LedgerProposal, Rejection } from "../protocol.ts";
 import { budgetView, type RunRow, runState } from "../views.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
 import type { LedgerScope } from "./operator.ts";
-import { countRefusal, logFull, withoutBody } from "./refusal-keep.ts";
+import {
+  countRefusal,
+  logFull,
+  refusalDraft,
+  rejectionDraft,
+  withoutBody,
+} from "./refusal-keep.ts";
 import { chargeRun, runLimits } from "./run-row.ts";
 import { callCaps, countUse } from "./usage.ts";
 
@@ -23,26 +29,6 @@ export interface ProposeScope {
   ledger: LedgerScope;
   /** Close the open entry of a call whose key another call took over. */
   abandon: (callId: string, run: RunRow) => void;
-}
-
-/** The entry of a refused call: its decision, reason and status from the decision table. */
-export function refusalDraft(draft: AuditDraft, refusal: Refusal): AuditDraft {
-  const rule = DECISION_TABLE[refusal.reason];
-  return { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status };
-}
-
-/** The entry of a call refused before the run's rules (parse or contract gate). */
-export function rejectionDraft(r: Rejection): AuditDraft {
-  const draft: AuditDraft = {
-    ...r,
-    decision: "block",
-    reason: null,
-    status: null,
-    fingerprint: null,
-    cache: null,
-    durationMs: null,
-  };
-  return refusalDraft(draft, r.refusal);
 }
 
 /**

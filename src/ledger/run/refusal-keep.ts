@@ -5,9 +5,29 @@
  * the policy's `max_audit_entries_per_run`, a refusal is counted per reason on the run's row
  * instead of appended. Admitted calls are always appended: the budget and caps bound them.
  */
+import { DECISION_TABLE, type Refusal } from "../../core/reasons.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
-import type { Evidence } from "../protocol.ts";
-import type { RunRow } from "../views.ts";
+import type { Evidence, Rejection } from "../protocol.ts";
+
+/** The entry of a refused call: its decision, reason and status from the decision table. */
+export function refusalDraft(draft: AuditDraft, refusal: Refusal): AuditDraft {
+  const rule = DECISION_TABLE[refusal.reason];
+  return { ...draft, decision: rule.decision, reason: refusal.reason, status: rule.status };
+}
+
+/** The entry of a call refused before the run's rules (parse or contract gate). */
+export function rejectionDraft(r: Rejection): AuditDraft {
+  const draft: AuditDraft = {
+    ...r,
+    decision: "block",
+    reason: null,
+    status: null,
+    fingerprint: null,
+    cache: null,
+    durationMs: null,
+  };
+  return refusalDraft(draft, r.refusal);
+}
 
 /** What an entry kept without the call's body shows of it. */
 export const NO_BODY: Evidence = { contentType: null, payload: "", truncated: false };
@@ -22,21 +42,19 @@ export function logFull(entries: number, max: number): boolean {
   return entries >= max;
 }
 
-/** Count one refusal of `reason` on the run's row; answers the row as stored. */
-export function countRefusal(sql: SqlStorage, reason: string): RunRow {
+/** Count one refusal of `reason` on the run's row. */
+export function countRefusal(sql: SqlStorage, reason: string): void {
   const path = `$.${reason}`;
-  return sql
-    .exec<RunRow>(
-      `UPDATE run SET refusals_counted = json_set(COALESCE(refusals_counted, '{}'), ?,
-         COALESCE(json_extract(refusals_counted, ?), 0) + 1) WHERE id = 1 RETURNING *`,
-      path,
-      path,
-    )
-    .one();
+  sql.exec(
+    `UPDATE run SET refusals_counted = json_set(COALESCE(refusals_counted, '{}'), ?,
+       COALESCE(json_extract(refusals_counted, ?), 0) + 1) WHERE id = 1`,
+    path,
+    path,
+  );
 }
 
 /** The refusals counted past the entry cap, by reason. */
-export function countedRefusals(run: RunRow): Record<string, number> {
+export function countedRefusals(run: { refusals_counted: string | null }): Record<string, number> {
   const counted = run.refusals_counted;
   return typeof counted === "string" ? (JSON.parse(counted) as Record<string, number>) : {};
 }
