@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // Every decision logs one JSON line (src/telemetry/decision-log.ts); not in test output.
+    onConsoleLog: (log) => !log.includes('"event":"toolfence.decision"'),
     projects: [
       {
         // The worker's own tests, inside workerd with every binding of wrangler.toml's demo
@@ -40,7 +42,7 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/e2e/**", "test/repo/**", "test/one-fence/**"],
+          exclude: ["test/e2e/**", "test/repo/**", "test/one-fence/**", "test/telemetry/**"],
         },
       },
       {
@@ -59,6 +61,11 @@ export default defineConfig({
           }),
         ],
         test: { name: "one-fence", include: ["test/one-fence/**/*.test.ts"] },
+      },
+      {
+        // The telemetry's spans and OTLP export in Node: what was sent is decoded with
+        // protobufjs, which compiles its decoders at run time (workerd refuses code generation).
+        test: { name: "telemetry", environment: "node", include: ["test/telemetry/**/*.test.ts"] },
       },
       {
         // Checks of the repository itself: layers and links.

@@ -37,3 +37,9 @@ interface Env {
   /** The OAuth helpers: parse an authorization request, consent, complete it, list grants. */
   OAUTH_PROVIDER?: import("@cloudflare/workers-oauth-provider").OAuthHelpers;
 }
+
+// A secret (`wrangler secret put OTEL_EXPORTER_OTLP_HEADERS`): the telemetry backend's key.
+interface Env {
+  /** Headers of every OTLP export, `name=value,name2=value2` (docs/operations.md). */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
+}

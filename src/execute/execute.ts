@@ -8,6 +8,7 @@ import type { GuardFinding } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
+import { inClientSpan, outgoingTrace, recordUpstream } from "../telemetry/index.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
 import { guarded } from "./guard.ts";
@@ -80,17 +81,26 @@ async function reach(
       resolve(TIMED_OUT);
     }, ctx.timeoutMs);
   });
+  const started = Date.now();
+  const bounded = { ...ctx, answerLimit: answerLimitOf(contract, ctx) };
+  const reached = inClientSpan(`upstream ${contract.name}`, upstreamAttributes(contract), () =>
+    call(contract.name, upstream, args, bounded, controller.signal),
+  );
+  const execution = await answered(contract, ctx, Promise.race([reached, deadline]));
+  clearTimeout(timer);
+  const outcome = execution.ok ? "ok" : execution.refusal.reason;
+  recordUpstream(ctx.env, contract.name, outcome, Date.now() - started);
+  return execution;
+}
+
+/** The execution an upstream's answer (or its timeout, or its failure) comes to. */
+async function answered(
+  contract: ToolContract,
+  ctx: ExecutionContext,
+  race: Promise<Answer | typeof TIMED_OUT>,
+): Promise<Execution> {
   try {
-    const answer = await Promise.race([
-      call(
-        contract.name,
-        upstream,
-        args,
-        { ...ctx, answerLimit: answerLimitOf(contract, ctx) },
-        controller.signal,
-      ),
-      deadline,
-    ]);
+    const answer = await race;
     if (answer === TIMED_OUT) {
       const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
       return { ok: false, refusal: refuse("upstream_timeout", detail) };
@@ -98,9 +108,21 @@ async function reach(
     return judge(contract, answer);
   } catch (e) {
     return failure(contract, e);
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+/** The upstream span's attributes: the tool and where it runs, never its arguments. */
+function upstreamAttributes(contract: ToolContract): Record<string, string> {
+  const { upstream } = contract;
+  const attributes: Record<string, string> = {
+    "gen_ai.tool.name": contract.name,
+    "toolfence.upstream.kind": upstream.kind,
+  };
+  if (upstream.kind === "service") attributes["toolfence.upstream.binding"] = upstream.binding;
+  if (upstream.kind === "http" && URL.canParse(upstream.url)) {
+    attributes["server.address"] = new URL(upstream.url).hostname;
+  }
+  return attributes;
 }
 
 /** The refusal of a call that threw before its tool answered. */
@@ -226,6 +248,8 @@ function buildRequest(
   const fields = (args ?? {}) as Record<string, unknown>;
   const url = urlOf(upstream, fields);
   const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
+  // W3C Trace Context §3: the upstream's spans join the call's trace.
+  for (const [name, value] of Object.entries(outgoingTrace())) headers.set(name, value);
   if (ctx.upstreamKey !== null) headers.set("Idempotency-Key", ctx.upstreamKey);
   if (upstream.kind === "http" && upstream.auth !== undefined) {
     const secret = (ctx.env as unknown as Record<string, unknown>)[upstream.auth.secret];

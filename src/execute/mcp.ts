@@ -15,6 +15,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/valida
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
+import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
 import { driftOf } from "./drift.ts";
@@ -99,13 +100,17 @@ export async function callMcp(
     }
   }
   const bound = new Bound(ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
-  const headers = callHeaders(ctx);
+  // W3C Trace Context, as HTTP headers and as the `_meta` fields of the same names (MCP).
+  const traced = outgoingTrace();
+  const headers = { ...callHeaders(ctx), ...traced };
   const client = await bound
     .race(connect(upstream, ctx.env, ctx.signal, headers, bound))
     .catch((e: unknown) => e);
   if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name);
   try {
-    const meta = ctx.upstreamKey === null ? undefined : { [IDEMPOTENCY_META]: ctx.upstreamKey };
+    const key = ctx.upstreamKey === null ? {} : { [IDEMPOTENCY_META]: ctx.upstreamKey };
+    const sent = { ...traced, ...key };
+    const meta = Object.keys(sent).length === 0 ? undefined : sent;
     const result = await bound.race(
       client.callTool(
         { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },

@@ -7,6 +7,7 @@ import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import type { ApprovalAdmission } from "../ledger/approvals/approval-index.ts";
 import type { ApprovalTicket, BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
+import { recordApprovalRequested } from "../telemetry/index.ts";
 import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";
 import type { Decision } from "./decision.ts";
@@ -41,6 +42,7 @@ export async function awaitApproval(
 ): Promise<Decision> {
   const { approval, budget } = answer;
   if (approval.created) {
+    recordApprovalRequested(c.env, proposal.tool);
     const admitted = await indexApproval(c, ref, proposal, approval);
     if (!admitted.ok) return tenantFull(c, ref, proposal, approval, admitted.max);
     if (admitted.page) c.executionCtx.waitUntil(announce(c.env, ref, proposal, approval));

@@ -17,6 +17,7 @@ import type {
   OperatorDecision,
 } from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { recordApprovalDecided } from "../telemetry/index.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
@@ -115,6 +116,7 @@ export async function applyDecision(
     requested_at: a.requested_at,
     expires_at: a.expires_at,
   });
+  recordApprovalDecided(env, a.status, Date.now() - Date.parse(a.requested_at));
   return answer;
 }
 

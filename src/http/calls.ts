@@ -24,6 +24,7 @@ import type {
   RunRef,
 } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
+import { type CallStart, inSpan, noteCall, traceCall, tracedLedger } from "../telemetry/index.ts";
 import { failed, keptForReplay, noRetryLeft, settledOnce } from "./after-upstream.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { claimWhileDeciding, holdTarget } from "./claims.ts";
@@ -62,6 +63,26 @@ export interface Proposal {
    * JSON-RPC request of an MCP `tools/call`): the audit keeps these bytes, not the text made.
    */
   received?: string;
+  /** The client's trace context and JSON-RPC request, when not REST's headers (MCP `_meta`). */
+  trace?: Pick<CallStart, "carrier" | "mcp">;
+}
+
+/** `decide` inside the call's span (src/telemetry/): its steps are child spans. */
+export function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Decision> {
+  const headers = {
+    traceparent: c.req.header("traceparent"),
+    tracestate: c.req.header("tracestate"),
+  };
+  const start: CallStart = {
+    vars: c.env,
+    carrier: input.trace?.carrier ?? headers,
+    mcp: input.trace?.mcp ?? null,
+    tenant: ref.tenant,
+    runId: ref.runId,
+    principal: c.get("principal").keyId ?? "dev",
+    defer: (work) => c.executionCtx.waitUntil(work),
+  };
+  return traceCall(start, () => decideCall(c, ref, input));
 }
 
 /**
@@ -69,19 +90,21 @@ export interface Proposal {
  * The answer is data; each edge renders it in its own terms (REST: restAnswer; MCP: a tool
  * result).
  */
-export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Decision> {
+async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<Decision> {
   const started = Date.now();
   const callId = crypto.randomUUID();
-  const ledger = ledgerOf(c.env, ref);
+  const ledger = tracedLedger(ledgerOf(c.env, ref));
   const { contentType, body, headerKey, form: edgeForm } = input;
   const text = body.ok ? body.value : "";
   const digest = redactionDigest(c.env, c.req.raw);
   const gated = body.ok
-    ? await gate(
-        c.get("fence"),
-        { contentType, text, headerKey, callerTools: c.get("principal").tools, form: edgeForm },
-        { maxDepth: MAX_JSON_DEPTH },
-        digest,
+    ? await inSpan("toolfence.gate", () =>
+        gate(
+          c.get("fence"),
+          { contentType, text, headerKey, callerTools: c.get("principal").tools, form: edgeForm },
+          { maxDepth: MAX_JSON_DEPTH },
+          digest,
+        ),
       )
     : {
         ok: false as const,
@@ -96,22 +119,27 @@ export async function decide(c: AppContext, ref: RunRef, input: Proposal): Promi
   const checked = reachable.ok
     ? await pinnedNow(reachable.value, c.env, { ...ref, onDrift })
     : reachable;
+  if (checked.ok) noteCall(checked.value.contract.name, checked.value.form);
+  else noteCall(checked.error.tool, checked.error.form);
   if (!checked.ok) {
     const { refusal, tool, form, key } = checked.error;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
     return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
   const call = checked.value;
-  const route = await routeRead({
-    tiers: tiersOf(c.env, ref.tenant),
-    contract: call.contract,
-    args: JSON.stringify(call.args),
-    tenant: ref.tenant,
-    noCache: asksNoCache(c.req.header("Cache-Control")),
-    epoch: await cacheEpochOf(c.env, call.contract),
-    rules: resultRulesVersion(c.get("fence"), call.contract),
-    defer: (work) => c.executionCtx.waitUntil(work),
-  });
+  const epoch = await cacheEpochOf(c.env, call.contract);
+  const route = await inSpan("toolfence.cache.lookup", () =>
+    routeRead({
+      tiers: tiersOf(c.env, ref.tenant),
+      contract: call.contract,
+      args: JSON.stringify(call.args),
+      tenant: ref.tenant,
+      noCache: asksNoCache(c.req.header("Cache-Control")),
+      epoch,
+      rules: resultRulesVersion(c.get("fence"), call.contract),
+      defer: (work) => c.executionCtx.waitUntil(work),
+    }),
+  );
   const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
@@ -157,9 +185,11 @@ async function admitAndRun(
   started: number,
 ): Promise<Decision> {
   const { callId } = proposal;
-  const ledger = ledgerOf(c.env, ref);
+  const ledger = tracedLedger(ledgerOf(c.env, ref));
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
-  const claiming = holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs);
+  const claiming = inSpan("toolfence.claim", async () =>
+    holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs),
+  );
   // A tool the fence answers itself has no side effect: its outcome is known before the
   // ledger decides, so one ledger step both decides and records it. That step cannot be taken
   // back, so such a tool's claim is settled before it.

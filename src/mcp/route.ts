@@ -21,6 +21,7 @@ import type { AppContext } from "../http/context.ts";
 import { spendRequests } from "../http/guards.ts";
 import { MAX_BODY_BYTES } from "../http/limits.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import type { TraceCarrier } from "../telemetry/index.ts";
 import { type DoorRefusal, doorAnswer, type McpMessage, readMessage } from "./door.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
 
@@ -48,7 +49,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.
-    propose: (name, args, key, id) => {
+    propose: (name, args, key, id, meta) => {
       const call = { tool: name, args, ...(key === undefined ? {} : { idempotency_key: key }) };
       return decide(c, ref, {
         contentType: "application/json",
@@ -56,9 +57,21 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
         headerKey: null,
         form: "mcp",
         received: message.received(id),
+        trace: { carrier: carrierOf(c, meta), mcp: { method: "tools/call", requestId: id } },
       });
     },
   };
+}
+
+/**
+ * The client's trace context: the request's `_meta` `traceparent` / `tracestate` when it sent
+ * them (the MCP convention for W3C Trace Context), else the HTTP request's headers.
+ */
+function carrierOf(c: AppContext, meta: Record<string, unknown> | undefined): TraceCarrier {
+  const field = (name: string) => (typeof meta?.[name] === "string" ? meta[name] : undefined);
+  const traceparent = field("traceparent");
+  if (traceparent !== undefined) return { traceparent, tracestate: field("tracestate") };
+  return { traceparent: c.req.header("traceparent"), tracestate: c.req.header("tracestate") };
 }
 
 /**

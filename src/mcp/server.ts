@@ -32,9 +32,16 @@ export interface McpCallContext {
   /**
    * Run a call through the fence. `key` is what the client sent under
    * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one;
-   * `id` is the JSON-RPC request's, so the audit keeps the bytes sent for this call.
+   * `id` is the JSON-RPC request's, so the audit keeps the bytes sent for this call; `meta`
+   * is the request's `_meta` (its `traceparent` and `tracestate` continue the client's trace).
    */
-  propose: (name: string, args: unknown, key: unknown, id: RequestId) => Promise<Decision>;
+  propose: (
+    name: string,
+    args: unknown,
+    key: unknown,
+    id: RequestId,
+    meta: Record<string, unknown> | undefined,
+  ) => Promise<Decision>;
 }
 
 const INFO = { name: "toolfence", version: "1.0.0" };
@@ -57,7 +64,7 @@ export function fenceServer(ctx: McpCallContext): Server {
   }));
   server.setRequestHandler("tools/call", async (request, { mcpReq }) => {
     const { name, arguments: args, _meta } = request.params;
-    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META], mcpReq.id);
+    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META], mcpReq.id, _meta);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);

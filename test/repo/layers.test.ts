@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 const LAYERS: Record<string, number> = {
   "src/core": 0,
   "src/fence.ts": 1,
+  "src/telemetry": 1,
   "src/ledger": 2,
   "src/cache": 2,
   "src/execute": 2,
