@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
+import { type Loopback, startOtlpReceiver, startTraceRecorder } from "./otlp-receiver.ts";
 import { startReceiver } from "./webhook-receiver.ts";
 
 declare module "vitest" {
@@ -15,6 +16,10 @@ declare module "vitest" {
     hookUrl: string;
     /** The secret the webhook bodies are signed with. */
     hookSecret: string;
+    /** Base URL of the OTLP/HTTP receiver the fence exports its telemetry to. */
+    otlpUrl: string;
+    /** Base URL of the proxy in front of the MCP server that notes the trace context it sees. */
+    recorderUrl: string;
   }
 }
 
@@ -24,6 +29,23 @@ const HOOK_SECRET = "tf_e2e_webhook_secret";
 let dev: DevServer | undefined;
 let mcp: McpServerProcess | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+let otlp: Loopback | undefined;
+let recorder: Loopback | undefined;
+
+/**
+ * The e2e fence's telemetry: exported to the loopback receiver with a header from the
+ * "secret", half of the applied calls' traces sampled (by their random bits), metrics sent
+ * with every export.
+ */
+function telemetryVars(endpoint: string): Record<string, string> {
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_HEADERS: "x-otlp-key=e2e-otlp-key",
+    OTEL_SERVICE_NAME: "toolfence-e2e",
+    OTEL_TRACES_SAMPLER_ARG: "0.5",
+    OTEL_METRIC_EXPORT_INTERVAL: "0",
+  };
+}
 
 /**
  * The reference MCP server and the approval webhook receiver, each on a free loopback port,
@@ -34,10 +56,14 @@ let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 export async function setup(project: TestProject): Promise<void> {
   mcp = await startEverything();
   receiver = await startReceiver();
+  otlp = await startOtlpReceiver();
+  // The MCP server is reached through a proxy that notes the trace context it is sent.
+  recorder = await startTraceRecorder(mcp.url);
   dev = await startDev({
+    ...telemetryVars(otlp.url),
     DEV_KEY: "tf_dev_local_key",
     DEMO_LOG_LATENCY_MS: "0-0",
-    MCP_EVERYTHING_URL: mcp.url,
+    MCP_EVERYTHING_URL: `${recorder.url}${new URL(mcp.url).pathname}`,
     APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
     APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
     CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
@@ -47,10 +73,14 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide("mcpPid", mcp.pid);
   project.provide("hookUrl", receiver.url);
   project.provide("hookSecret", HOOK_SECRET);
+  project.provide("otlpUrl", otlp.url);
+  project.provide("recorderUrl", recorder.url);
 }
 
 export async function teardown(): Promise<void> {
   dev?.stop();
   await mcp?.stop();
   await receiver?.stop();
+  await otlp?.stop();
+  await recorder?.stop();
 }
