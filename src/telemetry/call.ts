@@ -6,7 +6,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import { type TelemetryVars, telemetryConfig } from "./config.ts";
 import { logDecision } from "./decision-log.ts";
-import { enqueue, flush } from "./exporter.ts";
+import { enqueue, scheduleFlush } from "./exporter.ts";
 import { count, instruments } from "./metrics.ts";
 import { endCall, inCall, startCall, type TraceCarrier } from "./spans.ts";
 
@@ -83,7 +83,7 @@ export async function traceCall<T extends CallAnswer>(
   if (config === null) return answer;
   countCall(config, facts, tool);
   enqueue(config, endCall(call, !SAMPLED.has(facts.decision), config.sampleRatio));
-  start.defer(flush(config));
+  scheduleFlush(config, start.defer);
   return answer;
 }
 

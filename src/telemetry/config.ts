@@ -16,6 +16,8 @@ export interface TelemetryConfig {
   sampleRatio: number;
   /** Least milliseconds between two metric exports of one isolate. */
   metricIntervalMs: number;
+  /** Milliseconds buffered spans wait for others before they are sent (one batch per delay). */
+  scheduleDelayMs: number;
 }
 
 /** The variables the settings are read from (strings, as Worker variables and secrets are). */
@@ -25,6 +27,7 @@ export interface TelemetryVars {
   OTEL_SERVICE_NAME?: string;
   OTEL_TRACES_SAMPLER_ARG?: string;
   OTEL_METRIC_EXPORT_INTERVAL?: string;
+  OTEL_BSP_SCHEDULE_DELAY?: string;
 }
 
 /** The service name when OTEL_SERVICE_NAME is not set. */
@@ -32,6 +35,14 @@ export const DEFAULT_SERVICE_NAME = "toolfence";
 
 /** The specification's default export interval for metrics (OTEL_METRIC_EXPORT_INTERVAL). */
 const DEFAULT_METRIC_INTERVAL_MS = 60_000;
+/**
+ * The wait before buffered spans are sent. The specification's default for
+ * OTEL_BSP_SCHEDULE_DELAY is 5000 ms; a request's `waitUntil` may run only 30 s past its answer,
+ * and a shorter wait loses fewer spans when an isolate is evicted, so 1000 ms.
+ */
+const DEFAULT_SCHEDULE_DELAY_MS = 1_000;
+/** The longest wait accepted, well inside `waitUntil`'s 30 s. */
+const MAX_SCHEDULE_DELAY_MS = 10_000;
 
 /** The settings, or null when no endpoint is configured (telemetry off). */
 export function telemetryConfig(vars: TelemetryVars): TelemetryConfig | null {
@@ -42,7 +53,11 @@ export function telemetryConfig(vars: TelemetryVars): TelemetryConfig | null {
     headers: parseHeaders(vars.OTEL_EXPORTER_OTLP_HEADERS ?? ""),
     serviceName: vars.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
     sampleRatio: ratioOf(vars.OTEL_TRACES_SAMPLER_ARG),
-    metricIntervalMs: intervalOf(vars.OTEL_METRIC_EXPORT_INTERVAL),
+    metricIntervalMs: intervalOf(vars.OTEL_METRIC_EXPORT_INTERVAL, DEFAULT_METRIC_INTERVAL_MS),
+    scheduleDelayMs: Math.min(
+      MAX_SCHEDULE_DELAY_MS,
+      intervalOf(vars.OTEL_BSP_SCHEDULE_DELAY, DEFAULT_SCHEDULE_DELAY_MS),
+    ),
   };
 }
 
@@ -71,7 +86,7 @@ function ratioOf(text: string | undefined): number {
   return Number.isFinite(n) && text?.trim() !== "" ? Math.min(1, Math.max(0, n)) : 1;
 }
 
-function intervalOf(text: string | undefined): number {
-  const n = Number(text ?? DEFAULT_METRIC_INTERVAL_MS);
-  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_METRIC_INTERVAL_MS;
+function intervalOf(text: string | undefined, fallback: number): number {
+  const n = Number(text ?? fallback);
+  return Number.isFinite(n) && n >= 0 && text?.trim() !== "" ? n : fallback;
 }

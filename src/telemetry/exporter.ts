@@ -1,8 +1,9 @@
 /**
  * OTLP/HTTP export (OpenTelemetry Protocol, "OTLP/HTTP"): spans wait in a bounded buffer of the
- * isolate and are sent, protobuf-encoded by the OpenTelemetry transformer, after the answer
- * (`waitUntil`); metrics are sent with them at most once per export interval. A failed export
- * is counted and dropped, never retried: telemetry must not grow without bound or hold a call.
+ * isolate and are sent in batches, protobuf-encoded by the OpenTelemetry transformer, after the
+ * answer (`waitUntil`), at most one batch per schedule delay (OTEL_BSP_SCHEDULE_DELAY); metrics
+ * are sent with them at most once per export interval. A failed export is counted and dropped,
+ * never retried: telemetry must not grow without bound or hold a call.
  */
 import {
   ProtobufMetricsSerializer,
@@ -23,6 +24,8 @@ const PROTOBUF = "application/x-protobuf";
 
 const queue: ReadableSpan[] = [];
 let lastMetricsAt = 0;
+/** The export this isolate has scheduled, or null. */
+let scheduled: Promise<void> | null = null;
 
 /** How one export is sent; `fetch` unless a test passes its own. */
 export type Send = (url: string, init: RequestInit) => Promise<Response>;
@@ -42,38 +45,46 @@ export function queuedSpans(): number {
 }
 
 /**
+ * Export what waits once the schedule delay has passed (at once when a batch is full), unless
+ * an export is already scheduled: that one takes these spans too. Only the request that
+ * schedules it waits on it (`defer`), so it runs in that request's context.
+ */
+export function scheduleFlush(
+  config: TelemetryConfig,
+  defer: (work: Promise<unknown>) => void,
+  send: Send = fetch,
+): void {
+  if (scheduled !== null) return;
+  const delay = queue.length >= BATCH_SPANS ? 0 : config.scheduleDelayMs;
+  scheduled = new Promise<void>((resolve) => setTimeout(resolve, delay))
+    .then(() => flush(config, send))
+    .finally(() => {
+      scheduled = null;
+    });
+  defer(scheduled);
+}
+
+/**
  * Send what waits: the buffered spans, then the metrics when the interval has passed. Each
  * request takes its spans out of the buffer first, so concurrent flushes never send one twice.
  */
 export async function flush(config: TelemetryConfig, send: Send = fetch): Promise<void> {
+  const lost = (signal: string, n: number) =>
+    count(instruments(config)?.exportFailures, { "toolfence.telemetry.signal": signal }, n);
   while (queue.length > 0) {
     const batch = queue.splice(0, BATCH_SPANS);
-    const sent = await post(
-      config,
-      "/v1/traces",
-      ProtobufTraceSerializer.serializeRequest(batch),
-      send,
-    );
-    if (!sent)
-      count(
-        instruments(config)?.exportFailures,
-        { "toolfence.telemetry.signal": "traces" },
-        batch.length,
-      );
+    const body = ProtobufTraceSerializer.serializeRequest(batch);
+    if (!(await post(config, "/v1/traces", body, send))) lost("traces", batch.length);
   }
   const now = Date.now();
-  if (now - lastMetricsAt < config.metricIntervalMs) return;
-  lastMetricsAt = now;
-  const metrics = await collectMetrics(config);
-  if (metrics === null) return;
-  const sent = await post(
-    config,
-    "/v1/metrics",
-    ProtobufMetricsSerializer.serializeRequest(metrics),
-    send,
-  );
-  if (!sent)
-    count(instruments(config)?.exportFailures, { "toolfence.telemetry.signal": "metrics" });
+  if (now - lastMetricsAt >= config.metricIntervalMs) {
+    lastMetricsAt = now;
+    const metrics = await collectMetrics(config);
+    const body = metrics === null ? undefined : ProtobufMetricsSerializer.serializeRequest(metrics);
+    if (metrics !== null && !(await post(config, "/v1/metrics", body, send))) lost("metrics", 1);
+  }
+  // Spans buffered while this export ran go out with it, not with some later request's.
+  if (queue.length > 0) await flush(config, send);
 }
 
 async function post(

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { telemetryConfig } from "../../src/telemetry/config.ts";
-import { enqueue, flush, MAX_QUEUED_SPANS, queuedSpans } from "../../src/telemetry/exporter.ts";
+import {
+  enqueue,
+  flush,
+  MAX_QUEUED_SPANS,
+  queuedSpans,
+  scheduleFlush,
+} from "../../src/telemetry/exporter.ts";
 import { instruments } from "../../src/telemetry/metrics.ts";
 import { endCall, inCall, inSpan, outgoingTrace, startCall } from "../../src/telemetry/spans.ts";
 import { decodeMetrics, decodeTraces } from "./otlp.ts";
@@ -114,5 +120,26 @@ describe("OTLP/HTTP export", () => {
     expect(failures).toEqual([
       { attributes: { "toolfence.telemetry.signal": "traces" }, value: 5 },
     ]);
+  });
+
+  it("sends the spans of calls in one schedule delay as one batch, waited on by one request", async () => {
+    const deferred: Promise<unknown>[] = [];
+    const posts: string[] = [];
+    const send = async (path: string, init: RequestInit) => {
+      if (path.endsWith("/v1/traces"))
+        posts.push(
+          ...decodeTraces(init.body as Uint8Array).flatMap((b) => b.spans.map((s) => s.name)),
+        );
+      return new Response(null, { status: 200 });
+    };
+    for (const name of ["first", "second", "third"]) {
+      enqueue(settings, endCall(startCall(settings, {}, name, {}), true, 1));
+      scheduleFlush(settings, (work) => deferred.push(work), send);
+    }
+    expect(deferred).toHaveLength(1);
+    expect(queuedSpans()).toBe(3);
+    await Promise.all(deferred);
+    expect(posts).toEqual(["first", "second", "third"]);
+    expect(queuedSpans()).toBe(0);
   });
 });
