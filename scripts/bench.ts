@@ -4,7 +4,8 @@
  * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
  * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
  * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
- * prints and rewrites in BENCHMARKS.md.
+ * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
+ * cost of tracing, on and off.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -20,12 +21,14 @@ import { benchScale } from "./bench/scale.ts";
 import { startFence, withFenceAndFloor } from "./bench/servers.ts";
 import { benchState, DISK_STATE } from "./bench/state.ts";
 import { markdown, plain, type Table } from "./bench/table.ts";
+import { benchTelemetry } from "./bench/telemetry.ts";
 import { parseCli, wholeNumber } from "./lib/cli.ts";
 
 const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --scale [--quick]
        npm run bench -- --profile [--quick]
-       npm run bench -- --bundle`;
+       npm run bench -- --bundle
+       npm run bench -- --telemetry [--quick]`;
 
 const { values: flags } = parseCli(
   {
@@ -35,6 +38,7 @@ const { values: flags } = parseCli(
       scale: { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       bundle: { type: "boolean", default: false },
+      telemetry: { type: "boolean", default: false },
     },
   },
   USAGE,
@@ -117,20 +121,34 @@ async function profile(): Promise<void> {
 
 /** The bundle and startup table alone: printed, and put in place of its section of BENCHMARKS.md. */
 function bundle(): void {
-  const table = benchBundle();
+  rewriteApart(benchBundle());
+}
+
+/** The tracing table alone: printed, and put in place of its section (or added at the end). */
+async function telemetry(): Promise<void> {
+  process.stderr.write("starting wrangler dev: two fences, telemetry on and off…\n");
+  rewriteApart(await benchTelemetry(DISK_STATE, quick), true);
+}
+
+/** Print `table` and put it in place of its section of BENCHMARKS.md, measured apart. */
+function rewriteApart(table: Table, append = false): void {
   process.stdout.write(`\n${plain(table)}\n${machine()}\n`);
   const doc = readFileSync("BENCHMARKS.md", "utf8");
-  const section = /### Bundle and startup\n[\s\S]*?(?=\n### |$)/;
-  if (!section.test(doc)) throw new Error("BENCHMARKS.md has no Bundle and startup section");
+  const section = new RegExp(`### ${table.title}\\n[\\s\\S]*?(?=\\n### |$)`);
+  if (!section.test(doc) && !append) throw new Error(`BENCHMARKS.md has no ${table.title} section`);
   const apart = `${markdown(table)}\nMeasured apart from the other tables:\n\n${machine()}\n`;
-  writeFileSync("BENCHMARKS.md", doc.replace(section, apart));
-  process.stderr.write("rewrote the Bundle and startup section of BENCHMARKS.md\n");
+  writeFileSync(
+    "BENCHMARKS.md",
+    section.test(doc) ? doc.replace(section, apart) : `${doc.trimEnd()}\n\n${apart}`,
+  );
+  process.stderr.write(`rewrote the ${table.title} section of BENCHMARKS.md\n`);
 }
 
 async function main(): Promise<void> {
   if (flags.scale) return scale();
   if (flags.profile) return profile();
   if (flags.bundle) return bundle();
+  if (flags.telemetry) return telemetry();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
@@ -163,6 +181,8 @@ async function main(): Promise<void> {
   });
   process.stderr.write("state on disk and on tmpfs, tracing on and off…\n");
   for (const t of await benchState(quick)) show(tables, t);
+  process.stderr.write("tracing on and off…\n");
+  show(tables, await benchTelemetry(DISK_STATE, quick));
   const doc = [
     "# Benchmarks",
     "",
