@@ -4,6 +4,7 @@
  * an app is who the console would let in.
  */
 import { stillActs } from "../console/access.ts";
+import { tenantRuns } from "../console/attention.ts";
 import type { Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
 import { readSession, sessionSecret, startSession } from "../console/session.ts";
@@ -16,7 +17,7 @@ export async function operatorOf(c: Parameters<typeof stillActs>[0]): Promise<Op
   const secret = sessionSecret(c.env);
   const session = secret === null ? null : await readSession(c, secret);
   if (session === null || !(await stillActs(c, session))) return null;
-  return { tenant: session.tenant, keyId: session.keyId };
+  return { tenant: session.tenant, keyId: session.keyId, runs: tenantRuns(c.env, session.tenant) };
 }
 
 /** Sign in with `key` and go back to the authorization request `action`. */
