@@ -8,6 +8,7 @@ import type { RunSummary } from "../ledger/protocol.ts";
 import type { CallContext } from "./call-detail.tsx";
 import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
+import { RunCharts } from "./run-charts.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
 import { formatDuration } from "./units.ts";
 import { Waiting } from "./waiting.tsx";
@@ -167,6 +168,7 @@ export function RunPage(props: { operator: Operator; data: RunPageData }) {
       </h1>
       {notice === null ? null : <Notice kind={notice.kind}>{notice.text}</Notice>}
       <Summary run={run} />
+      <RunCharts run={run} items={entries} />
       <Waiting base={path} approvals={waiting.approvals} escalations={waiting.escalations} />
       <div class="grid">
         {run.status === "halted" ? null : <HaltForm run={run} />}

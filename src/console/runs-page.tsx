@@ -8,6 +8,7 @@
  */
 import type { Hono } from "hono";
 import type { RunSummary } from "../ledger/protocol.ts";
+import { type CallSeen, recentCalls, TenantCharts } from "./activity.tsx";
 import { nearLimit, needsAPerson, RUN_LIST_SIZE, runsOf } from "./attention.ts";
 import type { ConsoleEnv, Operator } from "./context.ts";
 import { DecisionBadge, Gauge, html, Page, StatusBadge, utcTime } from "./layout.tsx";
@@ -133,11 +134,13 @@ function RunsPage(props: {
   filter: Filter;
   sort: Sort;
   now: number;
+  calls: readonly CallSeen[];
 }) {
   const { runs, filter, sort, now } = props;
   return (
     <Page title="Runs" viewer={props.operator}>
       <h1>Runs</h1>
+      <TenantCharts calls={props.calls} now={now} />
       <form method="get" action="/console/runs" class="panel">
         <label for="status">Show</label>
         <select id="status" name="status" data-autosubmit>
@@ -198,11 +201,13 @@ export function mountRunList(app: Hono<ConsoleEnv>): void {
     const operator = c.get("operator");
     const all = await (operator.runs ?? (() => runsOf(c.env, operator.tenant)))();
     const now = Date.now();
+    const calls = await recentCalls(c.env, operator.tenant, all, now);
     const runs = sorted(
       all.filter((r) => passes(filter, r, now)),
       sort,
       now,
     );
-    return html(<RunsPage operator={operator} runs={runs} filter={filter} sort={sort} now={now} />);
+    const page = { runs, filter, sort, now, calls };
+    return html(<RunsPage operator={operator} {...page} />);
   });
 }

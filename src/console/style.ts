@@ -73,6 +73,17 @@ dl.detail { display: grid; grid-template-columns: max-content 1fr; gap: .25rem .
 dl.detail > div { display: contents; }
 dl.detail dt { font-weight: 600; color: var(--muted); }
 dl.detail dd { margin: 0; overflow-wrap: anywhere; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: .6rem 1.2rem; }
+figure.chart { margin: 0; min-width: 0; }
+figure.chart figcaption { font-weight: 600; color: var(--muted); }
+figure.chart svg { display: block; width: 100%; height: auto; }
+figure.chart .bar { fill: currentColor; }
+figure.chart .axis line { stroke: var(--line); }
+figure.chart text { fill: var(--muted); font-size: 11px; }
+figure.chart .limit { stroke: var(--bad); stroke-dasharray: 5 4; }
+figure.chart .burn { fill: none; stroke: var(--accent); stroke-width: 2; }
+ul.legend { display: flex; flex-wrap: wrap; gap: .2rem .8rem; list-style: none; padding: 0; margin: .3rem 0; font-size: 13px; }
+details.numbers { font-size: 13px; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
   th, td { padding: .3rem .35rem; }
