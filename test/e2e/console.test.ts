@@ -110,6 +110,26 @@ describe("the console in Chromium", () => {
     await page.screenshot({ path: join(SHOTS, "console-timeline.png"), fullPage: true });
   });
 
+  it("draws the run's charts in SVG, coloured by the stylesheet, with their numbers", async () => {
+    await page.goto(`${url}/console/runs/${run}`);
+    await expect(page.locator("#chart-decisions rect.bar.d-block").count()).resolves.toBe(1);
+    // No inline style passes the CSP: a bar's colour comes from the stylesheet's class.
+    const fill = await page.evaluate(
+      "getComputedStyle(document.querySelector('#chart-decisions rect.d-block')).fill",
+    );
+    expect(fill).toBe("rgb(196, 38, 46)");
+    await expect(page.locator("#chart-mutations polyline.burn").count()).resolves.toBe(1);
+    await page.click("#chart-decisions summary");
+    await expect(page.locator("#chart-decisions table").textContent()).resolves.toContain("block");
+    await page.goto(`${url}/console/runs`);
+    await expect(page.locator("#chart-per-minute rect.bar").count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator("#chart-reasons table").textContent()).resolves.toContain(
+      "contract_violation",
+    );
+    // The next steps act on the run's page.
+    await page.goto(`${url}/console/runs/${run}`);
+  });
+
   it("halts the run, and the next call is refused", async () => {
     await page.fill("#halt-reason", "agent looping on logs");
     await page.check("#halt input[name=confirm]");
