@@ -43,3 +43,18 @@ interface Env {
   /** Headers of every OTLP export, `name=value,name2=value2` (docs/operations.md). */
   OTEL_EXPORTER_OTLP_HEADERS?: string;
 }
+
+// Set per deployment to let people sign in (docs/security.md#people): an OpenID Connect
+// provider, Cloudflare Access, or both.
+interface Env {
+  /** The OpenID provider's issuer (`https://idp.example.com`); with OIDC_CLIENT_ID, turns it on. */
+  OIDC_ISSUER?: string;
+  /** The fence's client id at the provider. */
+  OIDC_CLIENT_ID?: string;
+  /** The fence's client secret at the provider: a Worker secret. */
+  OIDC_CLIENT_SECRET?: string;
+  /** The Cloudflare Access team domain (`example.cloudflareaccess.com`); with ACCESS_AUD, on. */
+  ACCESS_TEAM_DOMAIN?: string;
+  /** The Access application's audience (AUD) tag. */
+  ACCESS_AUD?: string;
+}

@@ -2,31 +2,49 @@
  * Whether a console session still acts for its operator, checked on every request: the key
  * is still an operator key of the same tenant (so revoking it ends its sessions at once, and
  * the development key's only under local development, by the API's own checks), and the
- * session was not signed out. And which run a route names: always one of the operator's
- * tenant.
+ * session was not signed out. A person's session was checked against the policy's operators
+ * when the identity provider signed them in, and lasts its thirty minutes unless signed out.
+ * And which run a route names: always one of the operator's tenant.
  */
 
 import type { Context } from "hono";
 import { roleAllows } from "../core/keys.ts";
+import { personPrincipal } from "../core/principal.ts";
 import { principalOfDigest } from "../http/auth.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { RUN_ID, tenantIndexOf } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
-import type { ConsoleContext, ConsoleEnv } from "./context.ts";
+import type { ConsoleContext, ConsoleEnv, Operator } from "./context.ts";
 import type { Session } from "./session.ts";
 
-/** Whether `session` may still act. */
-export async function stillActs(c: Context<ConsoleEnv>, session: Session): Promise<boolean> {
-  const [principal, signedOut] = await Promise.all([
+/** The operator `session` still acts as, or null. */
+export async function sessionOperator(
+  c: Context<ConsoleEnv>,
+  session: Session,
+): Promise<Operator | null> {
+  const signedOut = tenantIndexOf(c.env, session.tenant).signedOut(session.id);
+  if (session.person !== null) {
+    if (await signedOut) return null;
+    return { tenant: session.tenant, keyId: null, principal: personPrincipal(session.person) };
+  }
+  const [principal, out] = await Promise.all([
     principalOfDigest(c.env, session.keyId, c.req.raw),
-    tenantIndexOf(c.env, session.tenant).signedOut(session.id),
+    signedOut,
   ]);
-  return (
+  const acts =
     principal.ok &&
-    !signedOut &&
+    !out &&
     principal.value.tenant === session.tenant &&
-    roleAllows(principal.value.role, "operator")
-  );
+    roleAllows(principal.value.role, "operator");
+  if (!acts) return null;
+  return { tenant: session.tenant, keyId: session.keyId, principal: principal.value.audited };
+}
+
+/** The `actor` an operator's act is recorded with: the key's digest, or the person's name. */
+export function actorOf(operator: Operator): string {
+  if (operator.keyId !== null) return operator.keyId;
+  const p = operator.principal;
+  return p.kind === "person" ? (p.email ?? p.sub) : "development";
 }
 
 /** Sign the session out: refused from now on, even as a copy of the cookie. */

@@ -12,10 +12,11 @@ import { secureHeaders } from "hono/secure-headers";
 import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
-import { signOut, stillActs } from "./access.ts";
+import { sessionOperator, signOut } from "./access.ts";
 import { tenantRuns } from "./attention.ts";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
+import { accessOperator, mountOidc, oidcOffered, START_PATH } from "./person-sign-in.tsx";
 import { mountRuns } from "./run-routes.tsx";
 import { mountRunList } from "./runs-page.tsx";
 import { CONSOLE_JS } from "./script.ts";
@@ -44,12 +45,19 @@ export const CSP = {
   baseUri: ["'none'"],
 };
 
-function SignIn(props: { error: string | null }) {
+function SignIn(props: { error: string | null; oidc?: boolean }) {
   return (
     <Page title="Sign in" viewer={null}>
       <div class="signin panel">
         <h1>Sign in</h1>
         {props.error === null ? null : <Notice kind="error">{props.error}</Notice>}
+        {props.oidc ? (
+          <p>
+            <a class="button primary" href={START_PATH}>
+              Sign in with your identity provider
+            </a>
+          </p>
+        ) : null}
         <form method="post" action="/console/sign-in">
           <label for="key">Operator key</label>
           <input id="key" name="key" type="password" autocomplete="off" required />
@@ -80,7 +88,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
     const secret = sessionSecret(c.env);
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     if ((await readSession(c, secret)) !== null) return c.redirect("/console/runs", 303);
-    return html(<SignIn error={null} />);
+    return html(<SignIn error={null} oidc={oidcOffered(c.env)} />);
   });
 
   app.post("/sign-in", async function signIn(c) {
@@ -112,17 +120,26 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
     return c.redirect("/console", 303);
   });
 
+  mountOidc(app, fence);
+
   app.use(async function requireOperator(c, next) {
     const secret = sessionSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
-    if (session === null || !(await stillActs(c, session))) {
-      if (session !== null) endSession(c);
-      if (c.req.method === "GET") return c.redirect("/console", 303);
-      return html(<SignIn error="Your session has ended; sign in again." />, 401);
+    const operator = session === null ? null : await sessionOperator(c, session);
+    if (operator !== null) {
+      c.set("operator", { ...operator, runs: tenantRuns(c.env, operator.tenant) });
+      return next();
     }
-    const runs = tenantRuns(c.env, session.tenant);
-    c.set("operator", { tenant: session.tenant, keyId: session.keyId, runs });
-    await next();
+    if (session !== null) endSession(c);
+    // Behind Cloudflare Access, every request carries the person's signed token.
+    const access = await accessOperator(c, fence);
+    if (access?.ok) {
+      c.set("operator", { ...access.value, runs: tenantRuns(c.env, access.value.tenant) });
+      return next();
+    }
+    if (access !== null) return html(<SignIn error={access.error} />, 403);
+    if (c.req.method === "GET") return c.redirect("/console", 303);
+    return html(<SignIn error="Your session has ended; sign in again." />, 401);
   });
 
   mountRunList(app);

@@ -5,6 +5,7 @@
  */
 import type { Child } from "hono/jsx";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { principalName } from "../core/principal.ts";
 import type { AuditDecision } from "../ledger/protocol.ts";
 import { attentionOf } from "./attention.ts";
 import type { Operator } from "./context.ts";
@@ -49,7 +50,7 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
               {props.viewer.runs === undefined ? null : <NeedsAPerson viewer={props.viewer} />}
               <span class="who">
                 <span>
-                  tenant <code>{props.viewer.tenant}</code>
+                  {principalName(props.viewer.principal)}, tenant <code>{props.viewer.tenant}</code>
                 </span>
                 <form class="inline" method="post" action="/console/sign-out">
                   <button type="submit" class="link">

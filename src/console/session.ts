@@ -1,6 +1,7 @@
 /**
  * Operator sessions: a short-lived cookie signed with HMAC-SHA256 (Hono's signed cookies)
- * that names the tenant, role and key digest, never the key itself. HttpOnly keeps it from
+ * that names the tenant and the key digest (never the key itself), or the person an identity
+ * provider signed in. HttpOnly keeps it from
  * scripts, Secure from plain HTTP (browsers treat loopback as secure), SameSite=Strict
  * from every cross-site request. Signing out records the session's id in the tenant's
  * TenantIndex, so a copy of the cookie is refused afterwards too.
@@ -8,6 +9,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import { TENANT_PATTERN } from "../core/keys.ts";
+import { MAX_PERSON_FIELD, type Person } from "../core/people.ts";
 
 /** The cookie's name; scoped to the console's path. */
 const COOKIE = "tf_console";
@@ -26,6 +28,8 @@ export interface Session {
   tenant: string;
   /** SHA-256 hex of the operator's stored key, or null for the local development key. */
   keyId: string | null;
+  /** The person an identity provider signed in (then `keyId` is null), or null for a key. */
+  person: Person | null;
   /** When the session ends (ms since the epoch). */
   expiresAt: number;
 }
@@ -47,13 +51,14 @@ const OPTIONS = {
 export async function startSession(
   c: Context,
   secret: string,
-  s: Pick<Session, "tenant" | "keyId">,
+  s: Pick<Session, "tenant" | "keyId"> & { person?: Person | null },
 ) {
   const expiresAt = Date.now() + SESSION_TTL_S * 1000;
   const id = [...crypto.getRandomValues(new Uint8Array(16))]
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("");
-  const value = `${s.tenant}.${s.keyId ?? "dev"}.${expiresAt}.${id}`;
+  const who = s.person ? `p${toBase64Url(JSON.stringify(s.person))}` : (s.keyId ?? "dev");
+  const value = `${s.tenant}.${who}.${expiresAt}.${id}`;
   await setSignedCookie(c, COOKIE, value, secret, { ...OPTIONS, maxAge: SESSION_TTL_S });
 }
 
@@ -66,10 +71,37 @@ export function endSession(c: Context): void {
 export async function readSession(c: Context, secret: string): Promise<Session | null> {
   const value = await getSignedCookie(c, secret, COOKIE);
   if (typeof value !== "string") return null;
-  const [tenant = "", keyId = "", expires = "", id = ""] = value.split(".");
+  const [tenant = "", who = "", expires = "", id = ""] = value.split(".");
   const expiresAt = Number(expires);
-  if (!TENANT_PATTERN.test(tenant) || !/^([0-9a-f]{64}|dev)$/.test(keyId)) return null;
+  const person = who.startsWith("p") ? personOf(who.slice(1)) : null;
+  if (!TENANT_PATTERN.test(tenant)) return null;
+  if (person === null && !/^([0-9a-f]{64}|dev)$/.test(who)) return null;
   if (!Number.isSafeInteger(expiresAt) || expiresAt <= Date.now()) return null;
   if (!/^[0-9a-f]{32}$/.test(id)) return null;
-  return { id, tenant, keyId: keyId === "dev" ? null : keyId, expiresAt };
+  const keyId = person !== null || who === "dev" ? null : who;
+  return { id, tenant, keyId, person, expiresAt };
+}
+
+function toBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
+/** The person a signed cookie names (its signature was checked): base64url of their JSON. */
+function personOf(encoded: string): Person | null {
+  if (!/^[A-Za-z0-9_-]{1,2048}$/.test(encoded)) return null;
+  try {
+    const binary = atob(encoded.replaceAll("-", "+").replaceAll("_", "/"));
+    const text = new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
+    const p = JSON.parse(text) as Partial<Person>;
+    const field = (x: unknown) => typeof x === "string" && x.length <= MAX_PERSON_FIELD;
+    const optional = (x: unknown) => x === null || field(x);
+    if (!field(p.iss) || !field(p.sub) || !optional(p.email) || !optional(p.name)) return null;
+    return p as Person;
+  } catch {
+    return null;
+  }
 }

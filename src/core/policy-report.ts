@@ -78,8 +78,21 @@ export function policyReport(fence: Fence): string {
   lines.push(
     `open runs at once: ${policy.max_open_runs_per_key} per key, ${policy.max_open_runs_per_tenant} per tenant`,
   );
-  lines.push(...approvalLines(fence), ...auditLines(fence));
+  lines.push(...approvalLines(fence), ...auditLines(fence), ...operatorLines(fence));
   return lines.join("\n");
+}
+
+/** Which people signed in through an identity provider operate, and for which tenant. */
+function operatorLines(fence: Fence): string[] {
+  const ops = fence.policy.operators;
+  if (ops === undefined) return ["", "operators: none named; no person signs in to the console"];
+  const claim =
+    ops.claim === undefined ? [] : [`  whoever's ${ops.claim.name} claim holds ${ops.claim.value}`];
+  const tenant =
+    ops.tenant_claim === undefined
+      ? `tenant ${ops.tenant}`
+      : `tenant from the ${ops.tenant_claim} claim, else ${ops.tenant}`;
+  return ["", `operators (${tenant}):`, ...ops.allow.map((who) => `  ${who}`), ...claim];
 }
 
 /** What the audit keeps in place of sensitive arguments and of unreadable bodies. */

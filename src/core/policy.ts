@@ -7,6 +7,7 @@ import { type ApprovalRule, ApprovalRuleSchema, patternProblem, ruleArg } from "
 import type { ToolContract } from "./contract.ts";
 import { ResultRulesSchema, resultRulesProblems } from "./guardrails/rules.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
+import { OperatorsSchema } from "./people.ts";
 import { err, ok, type Result } from "./result.ts";
 import { entriesOf } from "./validate.ts";
 
@@ -81,6 +82,8 @@ export const PolicySchema = v.strictObject({
     v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/)), LimitOverrideSchema),
     {},
   ),
+  /** Which people signed in through an identity provider operate, and for which tenant. */
+  operators: v.optional(OperatorsSchema),
 });
 
 /** A validated policy. */

@@ -14,7 +14,13 @@ import { isDeployedRequest, isLocalDevelopment } from "./local-dev.ts";
 import { problem } from "./problem.ts";
 
 /** Who the development key acts as: the tenant and role the local demo and tests use. */
-const DEVELOPMENT: Principal = { tenant: "default", role: "operator", tools: null, keyId: null };
+const DEVELOPMENT: Principal = {
+  tenant: "default",
+  role: "operator",
+  tools: null,
+  keyId: null,
+  audited: { kind: "key", key_id: null, label: "development" },
+};
 
 /** RFC 6750 §3: the challenge sent with every 401. */
 const CHALLENGE = 'Bearer realm="toolfence"';
@@ -159,8 +165,9 @@ async function digestPrincipal(
     console.error("invalid key record", recordName(digest), record.error);
     return err({ detail: "The key's record is not valid.", error: "invalid_token" });
   }
-  const { tenant, role, tools } = record.value;
-  return ok({ tenant, role, tools: tools ?? null, keyId: digest });
+  const { tenant, role, tools, label } = record.value;
+  const audited = { kind: "key" as const, key_id: digest, label };
+  return ok({ tenant, role, tools: tools ?? null, keyId: digest, audited });
 }
 
 /** The console's sign-in: the principal a presented key acts as, by the API's own rules. */

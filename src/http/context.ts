@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import type { Role } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
+import type { AuditPrincipal } from "../core/principal.ts";
 
 /** Who is calling, as established by authentication. */
 export interface Principal {
@@ -15,6 +16,8 @@ export interface Principal {
   tools: readonly string[] | null;
   /** SHA-256 hex of the caller's stored key, or null for the local development key. */
   keyId: string | null;
+  /** Who the audit names as the caller: the key by digest and label, or a grant's person. */
+  audited: AuditPrincipal;
 }
 
 /** Hono environment of the fence's routes. */

@@ -3,25 +3,31 @@
  * of the tenant, the development key only under local development), so a person connecting
  * an app is who the console would let in.
  */
-import { stillActs } from "../console/access.ts";
+import { sessionOperator } from "../console/access.ts";
 import { tenantRuns } from "../console/attention.ts";
 import type { Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
+import { accessOperator } from "../console/person-sign-in.tsx";
 import { readSession, sessionSecret, startSession } from "../console/session.ts";
 import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
+import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { ConnectError, ConnectSignIn } from "./consent-page.tsx";
 
-/** The signed-in operator, or null. */
-export async function operatorOf(c: Parameters<typeof stillActs>[0]): Promise<Operator | null> {
+type ConsoleContext = Parameters<typeof sessionOperator>[0];
+
+/** The signed-in operator (by a session, or by a Cloudflare Access token), or null. */
+export async function operatorOf(c: ConsoleContext, fence: Fence): Promise<Operator | null> {
   const secret = sessionSecret(c.env);
   const session = secret === null ? null : await readSession(c, secret);
-  if (session === null || !(await stillActs(c, session))) return null;
-  return { tenant: session.tenant, keyId: session.keyId, runs: tenantRuns(c.env, session.tenant) };
+  const operator = session === null ? null : await sessionOperator(c, session);
+  const access = operator === null ? await accessOperator(c, fence) : null;
+  const found = operator ?? (access?.ok ? access.value : null);
+  return found === null ? null : { ...found, runs: tenantRuns(c.env, found.tenant) };
 }
 
 /** Sign in with `key` and go back to the authorization request `action`. */
-export async function signIn(c: Parameters<typeof stillActs>[0], key: string, action: string) {
+export async function signIn(c: ConsoleContext, key: string, action: string) {
   const secret = sessionSecret(c.env);
   if (secret === null) return html(<ConnectError text={NO_SESSIONS} />, 503);
   const refused = async (error: string, status: number) => {

@@ -24,6 +24,8 @@ import { secureHeaders } from "hono/secure-headers";
 import { CSP, MAX_FORM_BYTES } from "../console/app.tsx";
 import type { ConsoleEnv, Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
+import { oidcLink } from "../console/person-sign-in.tsx";
+import { sha256Hex } from "../core/canonical.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
@@ -111,7 +113,7 @@ async function grant(
   const { request } = approved;
   const client = await k.api.lookupClient(request.clientId);
   const id = newGrantId();
-  const subject = k.operator.keyId ?? "development";
+  const subject = await subjectOf(k.operator);
   const userId = userIdOf(k.operator.tenant, subject);
   const local = isLocalDevelopment(c.req.raw.headers, c.req.raw.url);
   const runId = runIdOf(id, 0);
@@ -122,6 +124,7 @@ async function grant(
     grant: id,
     tenant: k.operator.tenant,
     subject,
+    ...(k.operator.principal.kind === "fence" ? {} : { principal: k.operator.principal }),
     client_id: request.clientId,
     limits,
   };
@@ -148,6 +151,13 @@ async function grant(
   return new Response(null, { status: 302, headers: approved.headers });
 }
 
+/** The library's user id part for who consents: no `:`, which its tokens use as separator. */
+async function subjectOf(operator: Operator): Promise<string> {
+  const p = operator.principal;
+  if (p.kind !== "person") return operator.keyId ?? "development";
+  return `p-${(await sha256Hex(`${p.iss} ${p.sub}`)).slice(0, 32)}`;
+}
+
 /** The authorization endpoint's routes, mounted before the console's own. */
 export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -165,7 +175,7 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
   app.use(GRANTS, secureHeaders({ contentSecurityPolicy: CSP, referrerPolicy: "same-origin" }));
   app.use(GRANTS, csrf(), bodyLimit({ maxSize: MAX_FORM_BYTES }));
   app.use(GRANTS, async function requireOperator(c, next) {
-    const operator = await operatorOf(c);
+    const operator = await operatorOf(c, fence);
     if (operator === null) {
       if (c.req.method === "GET") return c.redirect("/console", 303);
       return html(<ConnectError text="Your session has ended; sign in again." />, 401);
@@ -183,8 +193,10 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
     if (refusedId !== null) return html(<ConnectError text={refusedId} />, 400);
     try {
       const request = await api.parseAuthRequest(c.req.raw);
-      const operator = await operatorOf(c);
-      if (operator === null) return html(<ConnectSignIn action={action} error={null} />);
+      const operator = await operatorOf(c, fence);
+      if (operator === null) {
+        return html(<ConnectSignIn action={action} error={null} oidc={oidcLink(c.env, action)} />);
+      }
       await api.describeConsent(request);
       const consent = await api.beginConsent(request);
       const k = { fence, api, operator, action };
@@ -200,7 +212,7 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
     const action = `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
     const form = await c.req.parseBody({ all: true });
     if (typeof form.key === "string") return signIn(c, form.key.trim(), action);
-    const operator = await operatorOf(c);
+    const operator = await operatorOf(c, fence);
     if (operator === null) {
       return html(
         <ConnectSignIn action={action} error="Your session has ended; sign in again." />,

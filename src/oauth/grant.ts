@@ -14,6 +14,7 @@
  * idempotent), so the race costs nothing; budgets themselves live in the RunLedger.
  */
 import type { LimitOverride } from "../core/limits.ts";
+import type { KeyPrincipal, PersonPrincipal } from "../core/principal.ts";
 
 /** What the consent granted, stored with the grant as its props (the token carries them). */
 export interface GrantProps {
@@ -21,8 +22,13 @@ export interface GrantProps {
   grant: string;
   /** The tenant whose tools and runs the grant uses. */
   tenant: string;
-  /** Who consented: the signed-in key's digest, or `development` for the development key. */
+  /**
+   * Who consented, as the library's user id names them: the signed-in key's digest,
+   * `development` for the development key, or `p-` and a digest of a person's issuer and subject.
+   */
   subject: string;
+  /** Who consented, as the audit of the grant's calls names them (with the client and grant). */
+  principal?: KeyPrincipal | PersonPrincipal;
   /** The OAuth client the grant was issued to. */
   client_id: string;
   /** The limits the person consented to: tighten-only against the tenant's. */

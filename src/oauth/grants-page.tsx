@@ -10,6 +10,7 @@ import type { ConsoleContext, ConsoleEnv, Operator } from "../console/context.ts
 import { html, Notice, Page } from "../console/layout.tsx";
 import type { RunLimits } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
+import { principalName } from "../core/principal.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import {
@@ -34,8 +35,9 @@ function GrantRow(props: { record: GrantRecord }) {
     <section class="panel" id={`grant-${record.grant}`}>
       <h2>{record.client_name}</h2>
       <p class="muted">
-        consented by <code>{record.subject}</code> · client <code>{record.client_id}</code> ·
-        current run <a href={`/console/runs/${run}`}>{run}</a>
+        consented by{" "}
+        <code>{record.principal ? principalName(record.principal) : record.subject}</code> · client{" "}
+        <code>{record.client_id}</code> · current run <a href={`/console/runs/${run}`}>{run}</a>
       </p>
       <p>
         Tools:{" "}

@@ -14,6 +14,7 @@
  */
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import type { MiddlewareHandler } from "hono";
+import { viaGrant } from "../core/principal.ts";
 import { refuse } from "../core/reasons.ts";
 import type { AppContext, AppEnv } from "../http/context.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
@@ -69,11 +70,14 @@ export function grantPrincipal(): MiddlewareHandler<AppEnv> {
     const record = await recordOf(c, grant.props);
     const limits = record?.limits ?? grant.props.limits;
     c.set("local", isLocalDevelopment(c.req.raw.headers, c.req.url));
+    const { props } = grant;
+    const consented = props.principal ?? { kind: "key", key_id: null, label: props.subject };
     c.set("principal", {
-      tenant: grant.props.tenant,
+      tenant: props.tenant,
       role: "agent",
       tools: limits.allowed_tools,
-      keyId: `grant:${grant.props.grant}`,
+      keyId: `grant:${props.grant}`,
+      audited: viaGrant(consented, props.client_id, props.grant),
     });
     await next();
   };

@@ -1,0 +1,106 @@
+/**
+ * People who sign in through an identity provider (OpenID Connect, Cloudflare Access): who
+ * they are as the fence keeps them, and the policy's `operators` rule that says which of them
+ * operate and for which tenant. Pure: the edge verifies the provider's token and hands over
+ * its claims; this file decides.
+ */
+import * as v from "valibot";
+import { TENANT_PATTERN } from "./keys.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** A person as a verified identity token names them. */
+export interface Person {
+  /** The token's issuer: the provider, or the Cloudflare Access team. */
+  iss: string;
+  /** The person's subject at that issuer: stable, never reassigned (OIDC Core §2). */
+  sub: string;
+  /** Their email, when the provider gave one. */
+  email: string | null;
+  /** Their display name, when the provider gave one. */
+  name: string | null;
+}
+
+/** The longest subject, email or name kept: OIDC sets no bound, a cookie and an entry do. */
+export const MAX_PERSON_FIELD = 255;
+
+/**
+ * The policy's `operators` section. A person operates when an `allow` entry names them (an
+ * email, which the provider must say is verified, or `sub:<subject>`), or when their `claim`
+ * holds the value. They act for `tenant`, or for the tenant their `tenant_claim` names.
+ */
+export const OperatorsSchema = v.strictObject({
+  /** Emails, or `sub:<subject>`, of the people who operate. */
+  allow: v.optional(v.array(v.pipe(v.string(), v.minLength(3), v.maxLength(MAX_PERSON_FIELD))), []),
+  /** A claim that makes whoever holds its value an operator (a group, a role). */
+  claim: v.optional(
+    v.strictObject({
+      name: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+      value: v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_PERSON_FIELD)),
+    }),
+  ),
+  /** The tenant people act for. */
+  tenant: v.optional(v.pipe(v.string(), v.regex(TENANT_PATTERN)), "default"),
+  /** A claim naming the tenant a person acts for, instead of `tenant`, when they have it. */
+  tenant_claim: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+});
+
+/** A validated `operators` section. */
+export type Operators = v.InferOutput<typeof OperatorsSchema>;
+
+/** The person and their claims, the identity token's payload. */
+export type Claims = Readonly<Record<string, unknown>>;
+
+/** Whether a claim's value is `value`, or an array that holds it. */
+function holds(claim: unknown, value: string): boolean {
+  return Array.isArray(claim) ? claim.includes(value) : claim === value;
+}
+
+/** Whether the person is named in the allowlist: by subject, or by a verified email. */
+function allowed(operators: Operators, person: Person, claims: Claims): boolean {
+  if (operators.allow.includes(`sub:${person.sub}`)) return true;
+  // OIDC Core §5.1: an email is the person's only once the provider says it verified it (the
+  // Cloudflare Access edge adds the claim: Access signs only emails its sign-in verified).
+  const verified = claims.email_verified === true;
+  const email = person.email?.toLowerCase() ?? null;
+  return (
+    email !== null && verified && operators.allow.some((entry) => entry.toLowerCase() === email)
+  );
+}
+
+/**
+ * The tenant a person operates for, or why they may not operate: the policy names no
+ * operators, the person is not one of them, or their tenant claim is not a tenant name.
+ */
+export function operatorTenant(
+  operators: Operators | undefined,
+  person: Person,
+  claims: Claims,
+): Result<string, string> {
+  if (operators === undefined) {
+    return err("This fence's policy names no operators (policy.operators, docs/security.md).");
+  }
+  const byClaim =
+    operators.claim !== undefined && holds(claims[operators.claim.name], operators.claim.value);
+  if (!byClaim && !allowed(operators, person, claims)) {
+    return err(`${person.email ?? person.sub} is not an operator of this fence.`);
+  }
+  if (operators.tenant_claim === undefined) return ok(operators.tenant);
+  const tenant = claims[operators.tenant_claim];
+  if (tenant === undefined) return ok(operators.tenant);
+  if (typeof tenant !== "string" || !TENANT_PATTERN.test(tenant)) {
+    return err(`The ${operators.tenant_claim} claim does not name a tenant.`);
+  }
+  return ok(tenant);
+}
+
+/** The person a verified token's claims name, or null when its subject is unusable. */
+export function personOf(claims: Claims): Person | null {
+  const text = (value: unknown) =>
+    typeof value === "string" && value.length > 0 && value.length <= MAX_PERSON_FIELD
+      ? value
+      : null;
+  const iss = text(claims.iss);
+  const sub = text(claims.sub);
+  if (iss === null || sub === null) return null;
+  return { iss, sub, email: text(claims.email), name: text(claims.name) };
+}

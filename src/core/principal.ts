@@ -1,0 +1,75 @@
+/**
+ * Who an audit entry's act is by: its principal, a member of the entry and so inside its hash
+ * (src/core/audit-chain.ts). A key (by its digest and label), a person signed in through an
+ * identity provider, and either through an OAuth grant (its client and grant), or the fence
+ * itself for what it settles alone (an abandoned call, by the run's alarm).
+ */
+import type { Person } from "./people.ts";
+
+/** The OAuth grant a call came through, when it did. */
+export interface ViaGrant {
+  /** The OAuth client the grant was issued to. */
+  client_id?: string;
+  /** The fence's id of the grant. */
+  grant_id?: string;
+}
+
+/** A caller by API key (`key_id` null: the development key). */
+export interface KeyPrincipal extends ViaGrant {
+  kind: "key";
+  /** SHA-256 hex of the key. */
+  key_id: string | null;
+  /** The key's label, as issued. */
+  label: string;
+}
+
+/** A person, as their identity provider named them. */
+export interface PersonPrincipal extends ViaGrant {
+  kind: "person";
+  /** The provider (OIDC issuer, Cloudflare Access team). */
+  iss: string;
+  /** Their subject at the provider. */
+  sub: string;
+  /** Their email, when given. */
+  email?: string;
+  /** Their name, when given. */
+  name?: string;
+}
+
+/** Who an entry's act is by. */
+export type AuditPrincipal = KeyPrincipal | PersonPrincipal | { kind: "fence" };
+
+/** The fence itself: the alarm's settlements. */
+export const FENCE_PRINCIPAL: AuditPrincipal = { kind: "fence" };
+
+/** The principal of a person (no member for what the provider did not give). */
+export function personPrincipal(person: Person): PersonPrincipal {
+  return {
+    kind: "person",
+    iss: person.iss,
+    sub: person.sub,
+    ...(person.email === null ? {} : { email: person.email }),
+    ...(person.name === null ? {} : { name: person.name }),
+  };
+}
+
+/** A principal acting through an OAuth grant. */
+export function viaGrant(
+  principal: KeyPrincipal | PersonPrincipal,
+  clientId: string,
+  grantId: string,
+): AuditPrincipal {
+  return { ...principal, client_id: clientId, grant_id: grantId };
+}
+
+/** A short name for who acted, for an operator's `actor` and the console. */
+export function principalName(p: AuditPrincipal): string {
+  switch (p.kind) {
+    case "key":
+      return p.label;
+    case "person":
+      return p.email ?? p.name ?? p.sub;
+    case "fence":
+      return "the fence";
+  }
+}
