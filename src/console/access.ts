@@ -57,5 +57,6 @@ export function runRefOf(c: ConsoleContext): RunRef | null {
   const runId = c.req.param("run_id") ?? "";
   if (!RUN_ID.test(runId)) return null;
   const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
-  return { tenant: c.get("operator").tenant, runId, local };
+  const { tenant, principal } = c.get("operator");
+  return { tenant, runId, local, principal };
 }

@@ -9,7 +9,7 @@ import { APPROVAL_ID, applyDecision, DecisionSchema, ResolutionSchema } from "..
 import { ledgerOf } from "../ledger/address.ts";
 import type { OperatorAct } from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
-import { runRefOf } from "./access.ts";
+import { actorOf, runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 
 /** What a posted act form carried, checked, with the act to record. */
@@ -36,7 +36,7 @@ async function readAct<S extends v.GenericSchema>(
   return {
     ok: true,
     body,
-    act: { actor: operator.keyId ?? "development", note: body.note, evidence },
+    act: { actor: actorOf(operator), principal: operator.principal, note: body.note, evidence },
   };
 }
 

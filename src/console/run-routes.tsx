@@ -12,7 +12,7 @@ import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import type { AuditPage } from "../ledger/audit/audit-reader.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
-import { runRefOf } from "./access.ts";
+import { actorOf, runRefOf } from "./access.ts";
 import type { CallContext } from "./call-detail.tsx";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
@@ -192,7 +192,8 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
     }
     const operator = c.get("operator");
     const act = {
-      actor: operator.keyId ?? "development",
+      actor: actorOf(operator),
+      principal: operator.principal,
       note: reason.slice(0, MAX_HALT_REASON),
       evidence: {
         contentType: c.req.header("Content-Type") ?? null,

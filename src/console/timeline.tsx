@@ -6,6 +6,7 @@
  */
 import { gate, keyAsKept } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
+import { type AuditPrincipal, principalName } from "../core/principal.ts";
 import type { Refusal } from "../core/reasons.ts";
 import type { AuditEntry } from "../ledger/protocol.ts";
 import { type CallContext, CallDetail } from "./call-detail.tsx";
@@ -73,6 +74,20 @@ export function callsOf(entries: readonly AuditEntry[]): [AuditEntry, AuditEntry
   return rows;
 }
 
+/** Who an entry's act is by, in words: the key's label or the person, and the app they used. */
+function By(props: { principal: AuditPrincipal | undefined }) {
+  const p = props.principal;
+  if (p === undefined || p.kind === "fence") return null;
+  const via = p.client_id === undefined ? "" : ` via ${p.client_id}`;
+  const full =
+    p.kind === "person" ? `${p.sub} at ${p.iss}${via}` : `key ${p.key_id ?? "development"}${via}`;
+  return (
+    <span class="muted by" title={full}>
+      {` by ${principalName(p)}${via}`}
+    </span>
+  );
+}
+
 /** A span of milliseconds in words: `850 ms`, `12 s`, `4 min 5 s`, `2 h 3 min`. */
 export function span(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
@@ -89,12 +104,13 @@ export function span(ms: number): string {
  * call's outcome came after the run was halted.
  */
 function Note(props: { entry: AuditEntry }) {
-  const { actor, note } = props.entry;
+  const { actor, note, principal } = props.entry;
+  const who = principal === undefined ? actor : principalName(principal);
   return (
     <tr class="more note">
       <td colspan={10}>
         {note}
-        {actor === null ? null : <span class="muted"> — {actor}</span>}
+        {who === null ? null : <span class="muted"> — {who}</span>}
       </td>
     </tr>
   );
@@ -124,6 +140,7 @@ export function Entry(props: { item: TimelineEntry; now: number; context: CallCo
         <td class="num">{utcTime(entry.at)}</td>
         <td>
           <code>{entry.tool ?? "?"}</code>
+          <By principal={entry.principal} />
         </td>
         <td>
           <DecisionBadge decision={last.decision} />

@@ -4,40 +4,18 @@
  * identity provider, and either through an OAuth grant (its client and grant), or the fence
  * itself for what it settles alone (an abandoned call, by the run's alarm).
  */
+import type * as v from "valibot";
 import type { Person } from "./people.ts";
+import type { PrincipalSchema } from "./shapes/audit.ts";
 
-/** The OAuth grant a call came through, when it did. */
-export interface ViaGrant {
-  /** The OAuth client the grant was issued to. */
-  client_id?: string;
-  /** The fence's id of the grant. */
-  grant_id?: string;
-}
+/** Who an entry's act is by (its schema: src/core/shapes/audit.ts). */
+export type AuditPrincipal = v.InferOutput<typeof PrincipalSchema>;
 
 /** A caller by API key (`key_id` null: the development key). */
-export interface KeyPrincipal extends ViaGrant {
-  kind: "key";
-  /** SHA-256 hex of the key. */
-  key_id: string | null;
-  /** The key's label, as issued. */
-  label: string;
-}
+export type KeyPrincipal = Extract<AuditPrincipal, { kind: "key" }>;
 
 /** A person, as their identity provider named them. */
-export interface PersonPrincipal extends ViaGrant {
-  kind: "person";
-  /** The provider (OIDC issuer, Cloudflare Access team). */
-  iss: string;
-  /** Their subject at the provider. */
-  sub: string;
-  /** Their email, when given. */
-  email?: string;
-  /** Their name, when given. */
-  name?: string;
-}
-
-/** Who an entry's act is by. */
-export type AuditPrincipal = KeyPrincipal | PersonPrincipal | { kind: "fence" };
+export type PersonPrincipal = Extract<AuditPrincipal, { kind: "person" }>;
 
 /** The fence itself: the alarm's settlements. */
 export const FENCE_PRINCIPAL: AuditPrincipal = { kind: "fence" };

@@ -156,7 +156,8 @@ async function readAct<S extends v.GenericSchema>(
     return err(refuse("malformed_payload", `The body is not valid: ${where.join("; ")}.`));
   }
   const body = checked.output as v.InferOutput<S> & { note: string };
-  const actor = c.get("principal").keyId ?? "development";
+  const { keyId, audited } = c.get("principal");
   const evidence = { contentType, payload: text.value, truncated: false };
-  return ok({ body, act: { actor, note: body.note, evidence } });
+  const act = { actor: keyId ?? "development", principal: audited, note: body.note, evidence };
+  return ok({ body, act });
 }

@@ -25,8 +25,8 @@ export function runRef(c: AppContext): RunRef | Response {
       refuse("invalid_run_id", `Run id ${JSON.stringify(runId.slice(0, 80))} is not accepted.`),
     );
   }
-  const { tenant, keyId } = c.get("principal");
-  return { tenant, runId, by: keyId ?? "development", local: c.get("local") };
+  const { tenant, keyId, audited } = c.get("principal");
+  return { tenant, runId, by: keyId ?? "development", principal: audited, local: c.get("local") };
 }
 
 /** `GET /v1/runs/{run_id}`. */

@@ -5,8 +5,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { ApprovalStatus } from "../core/approval.ts";
 import type { ChainReport } from "../core/audit-chain.ts";
+import { canonicalize } from "../core/canonical.ts";
 import type { LimitOverride } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
+import { type AuditPrincipal, FENCE_PRINCIPAL } from "../core/principal.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { takeBack } from "./approvals/approval-step.ts";
 import type {
@@ -68,6 +70,11 @@ export class RunLedger extends DurableObject<Env> {
   private readonly transact = <T>(f: () => T): T => this.ctx.storage.transactionSync(f);
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
+  /**
+   * Who the entries being appended are by (RFC 8785 JSON): the caller of the method deciding
+   * now, set around its synchronous transaction only (as), else the fence (the alarm).
+   */
+  private acting = canonicalize(FENCE_PRINCIPAL);
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
@@ -97,7 +104,7 @@ export class RunLedger extends DurableObject<Env> {
     this.storage.build();
     const version = await policyVersion(this.fence);
     let run: RunRow | null = null;
-    const answer = this.transact((): LedgerAnswer => {
+    const answer = this.as(ref.principal, (): LedgerAnswer => {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
       const abandon = (callId: string, run: RunRow) =>
@@ -134,7 +141,7 @@ export class RunLedger extends DurableObject<Env> {
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return unopened;
     this.storage.build();
-    const { run, refusal } = this.transact(() => {
+    const { run, refusal } = this.as(ref.principal, () => {
       const run = this.rowOf(ref, now);
       return { run, refusal: recordRejection({ ledger: this.scope(run, now) }, r) };
     });
@@ -148,7 +155,7 @@ export class RunLedger extends DurableObject<Env> {
     const unopened = await this.admitNew(ref, now);
     if (unopened !== null) return { kind: "refuse", refusal: unopened.refusal, field: null };
     this.storage.build();
-    const { answer, run } = this.transact(() =>
+    const { answer, run } = this.as(ref.principal, () =>
       openRun(this.sql, ref, { override, operator }, now, this.fence),
     );
     await this.afterWrite(run, now);
@@ -163,7 +170,9 @@ export class RunLedger extends DurableObject<Env> {
     if (!preHalt && (!this.storage.built || readRun(this.sql) === null)) return null;
     this.storage.build();
     const now = Date.now();
-    const { run, inFlight } = this.transact(() => halt(this.scope(this.rowOf(ref, now), now), act));
+    const { run, inFlight } = this.as(act.principal ?? ref.principal, () =>
+      halt(this.scope(this.rowOf(ref, now), now), act),
+    );
     // The run ended: the alarm archives the rest of its log, and its tenant stops counting it.
     await wakeBy(this.ctx.storage, now);
     this.index.once(run);
@@ -216,7 +225,9 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator approves or denies a pending approval of this run, once. */
   decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
-    return this.asOperator((s) => decide(s, id, decision, act, s.fence.policy.approval_ttl_ms));
+    return this.asOperator(act.principal, (s) =>
+      decide(s, id, decision, act, s.fence.policy.approval_ttl_ms),
+    );
   }
 
   /** Take back a pending approval the tenant's cap refused (approval-step.ts). */
@@ -226,7 +237,7 @@ export class RunLedger extends DurableObject<Env> {
 
   /** An operator resolves an escalation of this run, once. */
   resolveEscalation(seq: number, resolution: Resolution, act: OperatorAct): ResolveAnswer {
-    return this.asOperator((scope) => resolve(scope, seq, resolution, act));
+    return this.asOperator(act.principal, (scope) => resolve(scope, seq, resolution, act));
   }
 
   /** Whether the run admitted a call on `target` of `tool` (a TargetClaims object confirms a claim). */
@@ -255,7 +266,7 @@ export class RunLedger extends DurableObject<Env> {
   /** Close an open call with `step` in one transaction. */
   private close(ref: RunRef, step: (run: RunRow) => RunRow): BudgetView {
     this.storage.build();
-    const budget = this.transact(() => budgetView(step(this.rowOf(ref, Date.now()))));
+    const budget = this.as(ref.principal, () => budgetView(step(this.rowOf(ref, Date.now()))));
     this.alarms.appended(this.appended, this.ended);
     return budget;
   }
@@ -285,8 +296,11 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** An operator's step on the run in one transaction; refused when the run was never seen. */
-  private asOperator<A>(step: (scope: LedgerScope) => A): A | { kind: "refuse"; refusal: Refusal } {
-    const answer = this.transact(() => {
+  private asOperator<A>(
+    principal: AuditPrincipal | undefined,
+    step: (scope: LedgerScope) => A,
+  ): A | { kind: "refuse"; refusal: Refusal } {
+    const answer = this.as(principal, () => {
       const run = this.storage.built ? readRun(this.sql) : null;
       if (run === null)
         return { kind: "refuse" as const, refusal: refuse("not_found", "Run not seen.") };
@@ -306,11 +320,26 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /**
+   * `f` in one transaction whose entries are by `principal` (none given: the fence). The
+   * transaction is synchronous, so no other request's entries come in between.
+   */
+  private as<T>(principal: AuditPrincipal | undefined, f: () => T): T {
+    const before = this.acting;
+    this.acting = canonicalize(principal ?? FENCE_PRINCIPAL);
+    try {
+      return this.transact(f);
+    } finally {
+      this.acting = before;
+    }
+  }
+
+  /**
    * The one append of calls (append-only, chained: audit-log.ts), noting the seq so a full
-   * segment arms the alarm.
+   * segment arms the alarm, and naming who the entry's act is by.
    */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
-    this.appended = append(this.sql, run, draft, of).seq;
+    const entry = { ...draft, principal: draft.principal ?? this.acting };
+    this.appended = append(this.sql, run, entry, of).seq;
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 }

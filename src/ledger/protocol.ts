@@ -6,6 +6,7 @@
  */
 import type { Charge, Proposal } from "../core/admission.ts";
 import type { Effect } from "../core/contract.ts";
+import type { AuditPrincipal } from "../core/principal.ts";
 import type { Reason, Refusal, Verdict } from "../core/reasons.ts";
 import type { CacheStatus } from "../core/shapes/audit.ts";
 import type { Budget } from "../core/shapes/budget.ts";
@@ -26,6 +27,8 @@ export interface RunRef {
    * as the run's opener by the call that creates the run.
    */
   by?: string;
+  /** Who is calling, as the audit entries this call appends name them (src/core/principal.ts). */
+  principal?: AuditPrincipal;
   /**
    * Whether the request came to a local `wrangler dev` (src/http/local-dev.ts). Stored with
    * the run when it is created: the alarm, which has no request, signs the archive of such a

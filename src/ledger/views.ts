@@ -3,6 +3,7 @@
  */
 import type { RunState } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
+import type { AuditPrincipal } from "../core/principal.ts";
 import type { Reason } from "../core/reasons.ts";
 import type {
   AuditDecision,
@@ -63,6 +64,8 @@ export interface EntryDraft {
   resolves: number | null;
   /** Uses of its tool the entry adds (an admission charged 1, its withdrawal -1), or null. */
   uses: number | null;
+  /** Who the entry's act is by, RFC 8785 JSON; null only for entries written before it was kept. */
+  principal: string | null;
 }
 
 /** An `audit` row. */
@@ -191,6 +194,8 @@ export function auditEntry(row: AuditRow): AuditEntry {
     actor: row.actor ?? null,
     note: row.note ?? null,
     resolves: row.resolves ?? null,
+    // Absent, not null, on an entry written before principals were kept: its hash stays as made.
+    ...(row.principal == null ? {} : { principal: JSON.parse(row.principal) as AuditPrincipal }),
     of: row.of ?? null,
     prev: row.prev ?? "",
     hash: row.hash ?? "",

@@ -99,6 +99,7 @@ export async function grantRun(c: AppContext): Promise<RunRef> {
     tenant: props.tenant,
     runId: runIdOf(props.grant, n),
     by: `grant:${props.grant}`,
+    principal: c.get("principal").audited,
     local,
   });
   const record = await recordOf(c, props);

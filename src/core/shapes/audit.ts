@@ -35,6 +35,32 @@ export const AuditDecisionSchema = v.picklist([
 /** Every decision an audit entry can carry. */
 export type AuditDecision = v.InferOutput<typeof AuditDecisionSchema>;
 
+/** The OAuth grant a principal acted through. */
+const Via = { client_id: v.optional(v.string()), grant_id: v.optional(v.string()) };
+
+/**
+ * Who an entry's act is by: a key (by digest and label), a person signed in through an
+ * identity provider, either through an OAuth grant (its client and grant), or the fence itself
+ * for what it settles alone (src/core/principal.ts).
+ */
+export const PrincipalSchema = v.variant("kind", [
+  v.strictObject({
+    kind: v.literal("key"),
+    key_id: v.nullable(v.string()),
+    label: v.string(),
+    ...Via,
+  }),
+  v.strictObject({
+    kind: v.literal("person"),
+    iss: v.string(),
+    sub: v.string(),
+    email: v.optional(v.string()),
+    name: v.optional(v.string()),
+    ...Via,
+  }),
+  v.strictObject({ kind: v.literal("fence") }),
+]);
+
 /** One audit entry, as published. */
 export const AuditEntrySchema = v.strictObject({
   seq: described(Count, "Position in the run's log, strictly increasing."),
@@ -61,6 +87,12 @@ export const AuditEntrySchema = v.strictObject({
     "The approval this entry asks for, decides or uses.",
   ),
   actor: described(v.nullable(v.string()), "Who acted, for an operator's entry."),
+  principal: v.optional(
+    described(
+      PrincipalSchema,
+      "Who the entry's act is by: a key, a person (through an OAuth grant: its client_id and grant_id), or the fence. Covered by the hash; absent only on entries written before it was kept.",
+    ),
+  ),
   note: described(v.nullable(v.string()), "The operator's note."),
   resolves: described(v.nullable(Count), "The escalation (its seq) this entry resolves."),
   of: described(

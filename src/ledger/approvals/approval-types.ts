@@ -1,6 +1,7 @@
 /** The RunLedger's approval and escalation types, as its RPC methods take and answer them. */
 
 import type { OperatorDecision } from "../../core/approval.ts";
+import type { AuditPrincipal } from "../../core/principal.ts";
 import type { Refusal } from "../../core/reasons.ts";
 import type { Approval } from "../../core/shapes/approval.ts";
 import type { Escalation, ResolutionKind } from "../../core/shapes/audit.ts";
@@ -14,8 +15,10 @@ export type ApprovalView = Omit<Approval, "args"> & { args: string };
 
 /** An operator acting on an approval or an escalation. */
 export interface OperatorAct {
-  /** Who: the operator key's id, or `development`. */
+  /** Who: the operator key's id, `development`, or the person's email or subject. */
   actor: string;
+  /** Who, as the audit names them: the operator's key or the person signed in. */
+  principal?: AuditPrincipal;
   /** Why, in the operator's words (may be empty). */
   note: string;
   /** The request as received, for the audit. */

@@ -32,6 +32,8 @@ export interface AuditDraft {
   resolves?: number | null;
   /** Uses of its tool the entry adds: 1 for a call charged to it (usage.ts). */
   uses?: number | null;
+  /** Who the act is by, RFC 8785 JSON; unset, the ledger's method names its caller's. */
+  principal?: string | null;
 }
 
 /** The log's row for a draft; `run` is the row after the decision, for the budget after. */
@@ -58,5 +60,6 @@ export function entryOf(d: AuditDraft, run: RunRow): EntryDraft {
     note: d.note ?? null,
     resolves: d.resolves ?? null,
     uses: d.uses ?? null,
+    principal: d.principal ?? null,
   };
 }

@@ -53,6 +53,7 @@ export const AUDIT_COLUMNS = [
   "prev",
   "hash",
   "uses",
+  "principal",
 ] as const;
 
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})

@@ -65,6 +65,7 @@ export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
     note: null,
     resolves: null,
     uses: null,
+    principal: null,
   };
 }
 

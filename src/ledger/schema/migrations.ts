@@ -83,7 +83,8 @@ export const MIGRATIONS: readonly string[] = [
      of INTEGER,
      prev TEXT NOT NULL,
      hash TEXT NOT NULL,
-     uses INTEGER
+     uses INTEGER,
+     principal TEXT
    );
    CREATE TRIGGER audit_appended AFTER INSERT ON audit
      WHEN NEW.decision = 'pending' OR NEW.of IS NOT NULL BEGIN
