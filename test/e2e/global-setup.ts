@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
-import { type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
+import { type DevServer, freePort, startDev } from "../../scripts/lib/dev-server.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
+import { IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp } from "./oidc-idp.ts";
 import { type Loopback, startOtlpReceiver, startTraceRecorder } from "./otlp-receiver.ts";
 import { startReceiver } from "./webhook-receiver.ts";
 
@@ -20,6 +21,8 @@ declare module "vitest" {
     otlpUrl: string;
     /** Base URL of the proxy in front of the MCP server that notes the trace context it sees. */
     recorderUrl: string;
+    /** Issuer of the OpenID provider people sign in to the fence's console through. */
+    idpIssuer: string;
   }
 }
 
@@ -46,12 +49,14 @@ function telemetryVars(endpoint: string): Record<string, string> {
     OTEL_METRIC_EXPORT_INTERVAL: "0",
   };
 }
+let idp: Awaited<ReturnType<typeof startIdp>> | undefined;
 
 /**
  * The reference MCP server and the approval webhook receiver, each on a free loopback port,
  * then one `wrangler dev` on another with fresh state, the development key, an instant log
  * backend, the MCP server's URL, the webhook pointed at the receiver, and a fresh secret for
- * console sessions.
+ * console sessions. Then a real OpenID provider on the port the fence was told, whose client's
+ * redirect URI is that fence's callback.
  */
 export async function setup(project: TestProject): Promise<void> {
   mcp = await startEverything();
@@ -59,6 +64,7 @@ export async function setup(project: TestProject): Promise<void> {
   otlp = await startOtlpReceiver();
   // The MCP server is reached through a proxy that notes the trace context it is sent.
   recorder = await startTraceRecorder(mcp.url);
+  const idpIssuer = `http://127.0.0.1:${await freePort()}`;
   dev = await startDev({
     ...telemetryVars(otlp.url),
     DEV_KEY: "tf_dev_local_key",
@@ -67,7 +73,11 @@ export async function setup(project: TestProject): Promise<void> {
     APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
     APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
     CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+    OIDC_ISSUER: idpIssuer,
+    OIDC_CLIENT_ID: IDP_CLIENT_ID,
+    OIDC_CLIENT_SECRET: IDP_CLIENT_SECRET,
   });
+  idp = await startIdp(idpIssuer, `${dev.url}/console/oidc/callback`);
   project.provide("fenceUrl", dev.url);
   project.provide("mcpUrl", mcp.url);
   project.provide("mcpPid", mcp.pid);
@@ -75,6 +85,7 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide("hookSecret", HOOK_SECRET);
   project.provide("otlpUrl", otlp.url);
   project.provide("recorderUrl", recorder.url);
+  project.provide("idpIssuer", idpIssuer);
 }
 
 export async function teardown(): Promise<void> {
@@ -83,4 +94,5 @@ export async function teardown(): Promise<void> {
   await receiver?.stop();
   await otlp?.stop();
   await recorder?.stop();
+  await idp?.stop();
 }

@@ -3,62 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   Client,
-  type OAuthClientProvider,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { HostAuth, type Stored } from "./mcp-host.ts";
 
 const url = inject("fenceUrl");
 const KEY = "tf_dev_local_key";
 /** The host's loopback callback (RFC 8252): port 9, where nothing listens. */
 const REDIRECT = "http://127.0.0.1:9/oauth/callback";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"];
-
-type Stored = Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
-type Info = Awaited<ReturnType<OAuthClientProvider["clientInformation"]>>;
-
-/** An MCP host's OAuth state, in memory: what a real host keeps in its settings. */
-class HostAuth implements OAuthClientProvider {
-  info: Info;
-  saved: Stored;
-  verifier = "";
-  authorizationUrl: URL | null = null;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return {
-      client_name: "E2E Host",
-      redirect_uris: [REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: Info) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: Stored) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(authorizationUrl: URL) {
-    this.authorizationUrl = authorizationUrl;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 let profile: string;
 let browser: BrowserContext;
@@ -103,7 +59,7 @@ function transportFor(auth: HostAuth) {
 }
 
 describe("an MCP host connects by OAuth, in Chromium", () => {
-  const auth = new HostAuth();
+  const auth = new HostAuth("E2E Host", REDIRECT);
   let client: Client;
 
   it("discovers, registers, consents with PKCE and lists only the granted tools", async () => {

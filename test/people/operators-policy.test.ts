@@ -28,7 +28,8 @@ describe("the policy's operators section", () => {
     expect(report).toMatch(
       /operators \(tenant default\):\n {2}ada@example\.com\n {2}whoever's groups claim holds ops/,
     );
-    expect(policyReport(startFence(CONTRACTS, policy))).toMatch(/operators: none named/);
+    const { operators: _, ...none } = policy;
+    expect(policyReport(startFence(CONTRACTS, none))).toMatch(/operators: none named/);
   });
 
   it("makes a person an operator by verified email, by subject or by claim, and nobody without it", () => {
