@@ -8,6 +8,7 @@
  * and the total size stays under a byte budget (least recently used goes first). A Worker
  * isolate has 128 MB of memory ("Memory", Workers limits), so the budget is a small share.
  */
+import type { GuardFinding } from "../core/guardrails/scan.ts";
 
 /** One result held in memory. */
 interface Held {
@@ -17,14 +18,26 @@ interface Held {
   expiresAt: number;
   /** What it costs against the budget: the UTF-16 length of its JSON, times two. */
   bytes: number;
+  /** What the result rules did to it when it was stored, if anything. */
+  findings?: readonly GuardFinding[];
 }
 
 /** A MemoryTier bound to one tenant. */
 export interface TenantMemory {
   /** The result under `key`, or undefined when absent or expired at `now`. */
-  get(key: string, now: number): { result: unknown } | undefined;
+  get(key: string, now: number): Stored | undefined;
   /** Hold `result` until `expiresAt`; `json` sizes it. */
-  put(key: string, result: unknown, expiresAt: number, json: string): void;
+  put(key: string, result: unknown, expiresAt: number, json: string, findings?: Findings): void;
+}
+
+type Findings = readonly GuardFinding[];
+
+/** A held result, with what the result rules did to it when it was stored. */
+export interface Stored {
+  /** The tool's result. */
+  result: unknown;
+  /** The result rules' findings, absent when none acted. */
+  findings?: Findings;
 }
 
 /** A byte-bounded, TTL-honouring, tenant-scoped map of results. */
@@ -41,7 +54,7 @@ export class MemoryTier {
   }
 
   /** The result under `key` for `tenant`, or undefined when absent or expired. */
-  get(tenant: string, key: string, now: number): { result: unknown } | undefined {
+  get(tenant: string, key: string, now: number): Stored | undefined {
     const slot = slotOf(tenant, key);
     const entry = this.held.get(slot);
     if (entry === undefined) return undefined;
@@ -52,11 +65,20 @@ export class MemoryTier {
     }
     // Re-inserting moves it to the end of the map's order: the most recently used.
     this.held.set(slot, entry);
-    return { result: entry.result };
+    return entry.findings === undefined
+      ? { result: entry.result }
+      : { result: entry.result, findings: entry.findings };
   }
 
   /** Hold `result` until `expiresAt`; `json` is its serialised form, used only to size it. */
-  put(tenant: string, key: string, result: unknown, expiresAt: number, json: string): void {
+  put(
+    tenant: string,
+    key: string,
+    result: unknown,
+    expiresAt: number,
+    json: string,
+    findings?: Findings,
+  ): void {
     const slot = slotOf(tenant, key);
     const bytes = json.length * 2 + slot.length * 2;
     this.drop(slot);
@@ -66,7 +88,12 @@ export class MemoryTier {
       this.held.delete(oldest);
       this.used -= entry.bytes;
     }
-    this.held.set(slot, { result, expiresAt, bytes });
+    this.held.set(
+      slot,
+      findings === undefined
+        ? { result, expiresAt, bytes }
+        : { result, expiresAt, bytes, findings },
+    );
     this.used += bytes;
   }
 
@@ -79,7 +106,8 @@ export class MemoryTier {
   scope(tenant: string): TenantMemory {
     return {
       get: (key, now) => this.get(tenant, key, now),
-      put: (key, result, expiresAt, json) => this.put(tenant, key, result, expiresAt, json),
+      put: (key, result, expiresAt, json, findings) =>
+        this.put(tenant, key, result, expiresAt, json, findings),
     };
   }
 

@@ -93,7 +93,11 @@ export async function routeRead(read: CachedRead): Promise<CacheRoute> {
     }
     const hit = await lookup(read.tiers, contract, key, read.defer);
     if (hit !== null) {
-      return { kind: "served", key, cache: hit.tier, execution: { ok: true, result: hit.result } };
+      const { result, findings } = hit;
+      // The findings the rules made when the result was stored: a hit carries its `guard` too.
+      const execution: Execution =
+        findings === undefined ? { ok: true, result } : { ok: true, result, findings };
+      return { kind: "served", key, cache: hit.tier, execution };
     }
     // The lookup awaited: an identical call may have taken off meanwhile, so look again.
     if (flightOf(key) === null) {
@@ -109,7 +113,7 @@ function leaderOf(read: CachedRead, key: string, flight: Flight | null): FlightL
       if (landed) return;
       landed = true;
       const stored = execution?.ok
-        ? store(read.tiers, read.contract, key, execution.result)
+        ? store(read.tiers, read.contract, key, execution.result, execution.findings)
         : Promise.resolve(false);
       read.defer(stored);
       flight?.land(execution, stored);

@@ -3,6 +3,7 @@
  * lookup order, what may be stored, and the key each tier files an entry under.
  */
 import type { ToolContract } from "../core/contract.ts";
+import type { GuardFinding } from "../core/guardrails/scan.ts";
 import { validateOutput } from "../core/validate.ts";
 import { MemoryTier, type TenantMemory } from "./memory.ts";
 
@@ -15,6 +16,8 @@ export interface Hit {
   tier: HitTier;
   /** The tool's result, as it passed the output contract. */
   result: unknown;
+  /** What the result rules did to it when it was stored; absent when none acted. */
+  findings?: readonly GuardFinding[];
 }
 
 /** Where cached results live. */
@@ -35,6 +38,11 @@ interface Entry {
   result: unknown;
   /** Epoch ms after which the entry is never served, whatever a tier still holds. */
   expires_at: number;
+  /**
+   * What the result rules did to the result (rule, action, path; never a value), so a hit
+   * carries the same `guard` as the answer that stored it. Absent when none acted.
+   */
+  findings?: readonly GuardFinding[];
 }
 
 /** Cloudflare KV refuses expirations less than 60 s ahead ("Expiring keys", KV docs). */
@@ -100,25 +108,31 @@ export async function lookup(
   // Only results that passed the output contract are held, under a key naming the contract's
   // version, and an isolate runs one build: a memory hit needs no second validation.
   const memory = tiers.memory?.get(key, Date.now());
-  if (memory !== undefined) return { tier: "hit-memory", result: memory.result };
+  if (memory !== undefined) return { tier: "hit-memory", ...memory };
   const edge = usable(contract, await guarded(readEdge(tiers, key)));
   if (edge !== null) {
     remember(tiers, key, edge);
-    return { tier: "hit-edge", result: edge.result };
+    return hitOf("hit-edge", edge);
   }
   const kv = usable(contract, await guarded(readKv(tiers.kv, key)));
   if (kv === null) return null;
   remember(tiers, key, kv);
   defer(guarded(writeEdge(tiers, key, kv)));
-  return { tier: "hit-kv", result: kv.result };
+  return hitOf("hit-kv", kv);
+}
+
+function hitOf(tier: HitTier, entry: Entry): Hit {
+  const { result, findings } = entry;
+  return findings === undefined ? { tier, result } : { tier, result, findings };
 }
 
 function remember(tiers: ResultTiers, key: string, entry: Entry): void {
-  tiers.memory?.put(key, entry.result, entry.expires_at, JSON.stringify(entry.result));
+  const { result, expires_at, findings } = entry;
+  tiers.memory?.put(key, result, expires_at, JSON.stringify(entry), findings);
 }
 
 /**
- * Store a result in every tier for the tool's TTL. Only a read with a TTL, and only a
+ * Store a result, with what the result rules did to it, in every tier for the tool's TTL. Only a read with a TTL, and only a
  * result that passes the output contract, is ever stored: false when it was refused. A
  * tier that fails to write is logged, not reported: the next lookup simply misses there.
  */
@@ -127,10 +141,13 @@ export async function store(
   contract: ToolContract,
   key: string,
   result: unknown,
+  findings: readonly GuardFinding[] = [],
 ): Promise<boolean> {
   if (contract.effect !== "read" || contract.cacheTtlSeconds <= 0) return false;
   if (!validateOutput(contract, result).ok) return false;
-  const entry: Entry = { result, expires_at: Date.now() + contract.cacheTtlSeconds * 1000 };
+  const expires_at = Date.now() + contract.cacheTtlSeconds * 1000;
+  const entry: Entry =
+    findings.length === 0 ? { result, expires_at } : { result, expires_at, findings };
   remember(tiers, key, entry);
   await Promise.all([
     guarded(writeEdge(tiers, key, entry)),
@@ -167,7 +184,8 @@ function entryOf(text: string): Entry | null {
   try {
     const value = JSON.parse(text) as Partial<Entry> | null;
     if (typeof value?.expires_at !== "number" || !("result" in value)) return null;
-    return { result: value.result, expires_at: value.expires_at };
+    const { result, expires_at, findings } = value;
+    return Array.isArray(findings) ? { result, expires_at, findings } : { result, expires_at };
   } catch {
     return null;
   }

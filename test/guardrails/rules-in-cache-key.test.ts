@@ -52,6 +52,7 @@ describe("a cached result and the result rules", () => {
     expect(hit.kind === "served" && hit.execution).toEqual({
       ok: true,
       result: { logs: ["deploy used [redacted:secret:github-pat]"] },
+      findings: [expect.objectContaining({ rule: "secrets", action: "redact", path: "$.logs[0]" })],
     });
     const blocking = fenceWith({ secrets: "block" });
     expect(resultRulesVersion(blocking, tool.contract)).not.toBe(
