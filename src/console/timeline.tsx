@@ -5,6 +5,7 @@
  * joins them.
  */
 import { gate, keyAsKept } from "../core/gate.ts";
+import { findingsOfNote, type GuardFinding } from "../core/guardrails/scan.ts";
 import type { Fence } from "../core/policy.ts";
 import { type AuditPrincipal, principalName } from "../core/principal.ts";
 import type { Refusal } from "../core/reasons.ts";
@@ -117,6 +118,57 @@ function Note(props: { entry: AuditEntry }) {
 }
 
 /**
+ * What the result rules did to a call's answer, read back from its note: rule, what was found
+ * (a secret rule's id, a code point, a phrase's name), the action and the field. The audit
+ * never held a value they found, so neither does this.
+ */
+function Findings(props: { findings: readonly GuardFinding[] }) {
+  return (
+    <tr class="more note">
+      <td colspan={10}>
+        <table class="issues findings">
+          <caption>Result rules</caption>
+          <thead>
+            <tr>
+              <th>Rule</th>
+              <th>Found</th>
+              <th>Action</th>
+              <th>Field</th>
+              <th>Offset</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.findings.map((f) => (
+              <tr data-rule={f.rule} data-action={f.action}>
+                <td>
+                  <code>{f.rule}</code>
+                </td>
+                <td>
+                  <code>{f.what}</code>
+                  {f.count > 1 ? ` ×${f.count}` : ""}
+                </td>
+                <td>{f.action}</td>
+                <td>
+                  <code>{f.path}</code>
+                </td>
+                <td class="num">{f.offset}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </td>
+    </tr>
+  );
+}
+
+function NoteOrFindings(props: { entry: AuditEntry }) {
+  const { note } = props.entry;
+  if (note === null || note === "") return null;
+  const findings = findingsOfNote(note);
+  return findings === null ? <Note entry={props.entry} /> : <Findings findings={findings} />;
+}
+
+/**
  * One call: its row (the outcome's decision, reason, budget and status once settled, else how
  * long it has been open, as of `now`), the notes of its entries, and its detail folded below.
  */
@@ -159,10 +211,8 @@ export function Entry(props: { item: TimelineEntry; now: number; context: CallCo
         </td>
         <td class="num hide-narrow">{last.status ?? ""}</td>
       </tr>
-      {entry.note === null || entry.note === "" ? null : <Note entry={entry} />}
-      {outcome === null || outcome.note === null || outcome.note === "" ? null : (
-        <Note entry={outcome} />
-      )}
+      <NoteOrFindings entry={entry} />
+      {outcome === null ? null : <NoteOrFindings entry={outcome} />}
       <CallDetail item={props.item} context={props.context} />
     </tbody>
   );

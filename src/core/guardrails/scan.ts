@@ -213,5 +213,31 @@ export function noticeOf(findings: readonly GuardFinding[]): string {
 
 /** The findings as the audit keeps them: rule, what, action, path; one line. */
 export function auditNoteOf(findings: readonly GuardFinding[]): string {
-  return `result rules: ${findings.map((f) => `${f.rule}:${f.what} ${f.action} ${f.path}@${f.offset}${f.count > 1 ? `x${f.count}` : ""}`).join(", ")}`;
+  return `${NOTE_PREFIX}${findings.map((f) => `${f.rule}:${f.what} ${f.action} ${f.path}@${f.offset}${f.count > 1 ? `x${f.count}` : ""}`).join(", ")}`;
+}
+
+const NOTE_PREFIX = "result rules: ";
+// Findings are split after an offset where the next one's rule begins: a path (a key the
+// tool chose) or a `what` may hold ", ".
+const NOTE_SPLIT = new RegExp(`(?<=@\\d+(?:x\\d+)?), (?=(?:${GUARD_RULES.join("|")}):)`);
+const NOTE_ITEM = /^(\w+):(.+?) (block|redact|flag) (\$.*)@(\d+)(?:x(\d+))?$/s;
+
+/** The findings an audit note holds (auditNoteOf read back); null for another note. */
+export function findingsOfNote(note: string): GuardFinding[] | null {
+  if (!note.startsWith(NOTE_PREFIX)) return null;
+  const findings: GuardFinding[] = [];
+  for (const item of note.slice(NOTE_PREFIX.length).split(NOTE_SPLIT)) {
+    const m = NOTE_ITEM.exec(item);
+    const rule = GUARD_RULES.find((r) => r === m?.[1]);
+    if (m === null || rule === undefined) return null;
+    findings.push({
+      rule,
+      what: m[2] ?? "",
+      action: m[3] as GuardFinding["action"],
+      path: m[4] ?? "$",
+      offset: Number(m[5]),
+      count: m[6] === undefined ? 1 : Number(m[6]),
+    });
+  }
+  return findings;
 }
