@@ -5,6 +5,7 @@
 import { describeRule } from "./approval.ts";
 import { catalogue } from "./catalogue.ts";
 import type { ToolContract } from "./contract.ts";
+import { resultRulesLines } from "./guardrails/rules-report.ts";
 import { parseStrictJson } from "./json.ts";
 import type { RunLimits } from "./limits.ts";
 import { type Fence, loadFence } from "./policy.ts";
@@ -78,7 +79,12 @@ export function policyReport(fence: Fence): string {
   lines.push(
     `open runs at once: ${policy.max_open_runs_per_key} per key, ${policy.max_open_runs_per_tenant} per tenant`,
   );
-  lines.push(...approvalLines(fence), ...auditLines(fence), ...operatorLines(fence));
+  lines.push(
+    ...approvalLines(fence),
+    ...resultRulesLines(fence),
+    ...auditLines(fence),
+    ...operatorLines(fence),
+  );
   return lines.join("\n");
 }
 
