@@ -1,11 +1,15 @@
 /**
  * Replay a saved audit against the contracts and a policy, executing nothing: which
- * decisions would change.
+ * decisions would change, the result rules' included (from what each answer's note recorded).
  */
 import * as v from "valibot";
 import { endedRefusal } from "./admission.ts";
 import { sha256HexSync } from "./audit-chain.ts";
+import type { ToolContract } from "./contract.ts";
 import { gate, keyAsKept } from "./gate.ts";
+import { resultRulesOf } from "./guardrails/of-fence.ts";
+import { blockedUnder } from "./guardrails/redecide.ts";
+import { findingsOfNote } from "./guardrails/scan.ts";
 import { type Fence, limitsFor } from "./policy.ts";
 import { DECISION_TABLE, type Reason } from "./reasons.ts";
 import { err, ok, type Result } from "./result.ts";
@@ -25,6 +29,8 @@ const AuditRecordSchema = v.object({
   payload_truncated: v.boolean(),
   /** For an outcome entry: the seq of the call's entry it settles (absent in older exports). */
   of: v.optional(v.nullable(v.number()), null),
+  /** What the result rules found in the answer, among other notes (absent in older exports). */
+  note: v.optional(v.nullable(v.string()), null),
 });
 
 /** One recorded proposal, as `GET /v1/runs/{id}/audit` exports it. */
@@ -119,7 +125,7 @@ function foldOutcomes(records: AuditRecord[]): AuditRecord[] {
   for (const r of records) {
     const first = r.of === null ? undefined : bySeq.get(r.of);
     if (first === undefined) calls.push(r);
-    else Object.assign(first, { decision: r.decision, reason: r.reason });
+    else Object.assign(first, { decision: r.decision, reason: r.reason, note: r.note });
   }
   return calls;
 }
@@ -183,10 +189,21 @@ async function redecide(
     r.reason !== null && DECISION_TABLE[r.reason].decision === "retry" ? "retryable" : "done";
   const cached = r.decision === "cached";
   const decision = decide(sim, opts.fence, gated.value, { now, callId: r.call_id, settle, cached });
-  if (decision.kind === "admit") return "admitted";
+  if (decision.kind === "admit") return answeredNow(r, opts.fence, gated.value.contract);
   // A key held by a call still running was a race: timing, not policy, decided it.
   if (decision.kind === "replay") return before === "idempotency_key_in_use" ? before : "replayed";
   return decision.refusal.reason;
+}
+
+/**
+ * An admitted call's answer under the result rules of `fence`: withheld if a rule now blocks
+ * something its audit note recorded, else admitted. A result rule changed from `allow`
+ * searched nothing when recorded, so what it would find is not known here.
+ */
+function answeredNow(r: AuditRecord, fence: Fence, contract: ToolContract): FenceOutcome {
+  const findings = r.note === null ? null : findingsOfNote(r.note);
+  if (findings === null) return "admitted";
+  return blockedUnder(findings, resultRulesOf(fence, contract)) ? "result_blocked" : "admitted";
 }
 
 /** How an outcome reads in a sentence. */

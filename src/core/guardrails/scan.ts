@@ -81,7 +81,8 @@ function pathOf(parent: string, key: string): string {
   return /^[A-Za-z_][\w-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
-function applies(fields: readonly string[] | null, field: string): boolean {
+/** Whether a rule limited to `fields` (null for all) checks the dotted `field`. */
+export function applies(fields: readonly string[] | null, field: string): boolean {
   return fields === null || fields.some((f) => field === f || field.startsWith(`${f}.`));
 }
 
