@@ -8,6 +8,7 @@ import { everythingGetStructuredContent } from "./everything_get_structured_cont
 import { everythingGetSum } from "./everything_get_sum.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
 import { getTicket } from "./get_ticket.ts";
+import { kbSearch } from "./kb_search.ts";
 import { opsRestartService } from "./ops_restart_service.ts";
 import { opsServiceStatus } from "./ops_service_status.ts";
 import policy from "./policy.json" with { type: "json" };
@@ -28,6 +29,7 @@ export const TOOLS = {
   everything_get_resource_reference: everythingGetResourceReference,
   ops_service_status: opsServiceStatus,
   ops_restart_service: opsRestartService,
+  kb_search: kbSearch,
 } as const;
 
 /** The same contracts as a list, for the fence. */

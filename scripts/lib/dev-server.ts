@@ -55,6 +55,8 @@ export interface DevOptions {
   stateRoot?: string;
   /** Environment variables for wrangler beside this process's own. */
   env?: Record<string, string>;
+  /** Let `GET /__scheduled` run the worker's scheduled handler (the drift check) at once. */
+  testScheduled?: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   if (options.config !== undefined) args.push("--config", options.config);
   else args.push("--env", "demo", "--config", "wrangler.toml", "--config", "demo/wrangler.toml");
   args.push("--log-level", "warn");
+  if (options.testScheduled === true) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   // Its own process group, so stopping it stops workerd too.
   const child = spawn("node_modules/.bin/wrangler", args, {

@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { type DevServer, freePort, startDev } from "../../scripts/lib/dev-server.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
+import { type HostileServer, startHostile } from "./hostile-mcp-server.ts";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp } from "./oidc-idp.ts";
 import { type Loopback, startOtlpReceiver, startTraceRecorder } from "./otlp-receiver.ts";
 import { startReceiver } from "./webhook-receiver.ts";
@@ -13,6 +14,8 @@ declare module "vitest" {
     mcpUrl: string;
     /** Process id of that server, so a test can stop it mid-run. */
     mcpPid: number;
+    /** MCP endpoint of the hostile server the fence's `kb_search` contract calls. */
+    hostileUrl: string;
     /** Base URL of the approval webhook receiver that `wrangler dev` posts to. */
     hookUrl: string;
     /** The secret the webhook bodies are signed with. */
@@ -31,6 +34,7 @@ const HOOK_SECRET = "tf_e2e_webhook_secret";
 
 let dev: DevServer | undefined;
 let mcp: McpServerProcess | undefined;
+let hostile: HostileServer | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
 let otlp: Loopback | undefined;
 let recorder: Loopback | undefined;
@@ -52,35 +56,42 @@ function telemetryVars(endpoint: string): Record<string, string> {
 let idp: Awaited<ReturnType<typeof startIdp>> | undefined;
 
 /**
- * The reference MCP server and the approval webhook receiver, each on a free loopback port,
- * then one `wrangler dev` on another with fresh state, the development key, an instant log
- * backend, the MCP server's URL, the webhook pointed at the receiver, and a fresh secret for
- * console sessions. Then a real OpenID provider on the port the fence was told, whose client's
- * redirect URI is that fence's callback.
+ * The reference MCP server, a hostile MCP server and the approval webhook receiver, each on a
+ * free loopback port, then one `wrangler dev` on another with fresh state, the development
+ * key, an instant log backend, both MCP servers' URLs, the webhook pointed at the receiver, a
+ * fresh secret for console sessions, and `/__scheduled` to run the drift check at once. Then a
+ * real OpenID provider on the port the fence was told, whose client's redirect URI is that
+ * fence's callback.
  */
 export async function setup(project: TestProject): Promise<void> {
   mcp = await startEverything();
+  hostile = await startHostile();
   receiver = await startReceiver();
   otlp = await startOtlpReceiver();
   // The MCP server is reached through a proxy that notes the trace context it is sent.
   recorder = await startTraceRecorder(mcp.url);
   const idpIssuer = `http://127.0.0.1:${await freePort()}`;
-  dev = await startDev({
-    ...telemetryVars(otlp.url),
-    DEV_KEY: "tf_dev_local_key",
-    DEMO_LOG_LATENCY_MS: "0-0",
-    MCP_EVERYTHING_URL: `${recorder.url}${new URL(mcp.url).pathname}`,
-    APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
-    APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
-    CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
-    OIDC_ISSUER: idpIssuer,
-    OIDC_CLIENT_ID: IDP_CLIENT_ID,
-    OIDC_CLIENT_SECRET: IDP_CLIENT_SECRET,
-  });
+  dev = await startDev(
+    {
+      ...telemetryVars(otlp.url),
+      DEV_KEY: "tf_dev_local_key",
+      DEMO_LOG_LATENCY_MS: "0-0",
+      MCP_EVERYTHING_URL: `${recorder.url}${new URL(mcp.url).pathname}`,
+      MCP_KB_URL: hostile.url,
+      APPROVAL_WEBHOOK_URL: `${receiver.url}/hook`,
+      APPROVAL_WEBHOOK_SECRET: HOOK_SECRET,
+      CONSOLE_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+      OIDC_ISSUER: idpIssuer,
+      OIDC_CLIENT_ID: IDP_CLIENT_ID,
+      OIDC_CLIENT_SECRET: IDP_CLIENT_SECRET,
+    },
+    { testScheduled: true },
+  );
   idp = await startIdp(idpIssuer, `${dev.url}/console/oidc/callback`);
   project.provide("fenceUrl", dev.url);
   project.provide("mcpUrl", mcp.url);
   project.provide("mcpPid", mcp.pid);
+  project.provide("hostileUrl", hostile.url);
   project.provide("hookUrl", receiver.url);
   project.provide("hookSecret", HOOK_SECRET);
   project.provide("otlpUrl", otlp.url);
@@ -91,6 +102,7 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   dev?.stop();
   await mcp?.stop();
+  await hostile?.close();
   await receiver?.stop();
   await otlp?.stop();
   await recorder?.stop();

@@ -16,7 +16,10 @@ const everything = [
   "everything_get_structured_content",
   "everything_get_resource_reference",
 ];
-const missing = everything.map((name) => ({ name, reason: "MCP_EVERYTHING_URL is not set" }));
+const missing = [
+  ...everything.map((name) => ({ name, reason: "MCP_EVERYTHING_URL is not set" })),
+  { name: "kb_search", reason: "MCP_KB_URL is not set" },
+];
 const echo = { tool: "everything_echo", args: { message: "hi" } };
 
 describe("tools whose upstream is not configured", () => {
@@ -52,7 +55,11 @@ describe("tools whose upstream is not configured", () => {
   });
 
   it("are offered once the variable is set", async () => {
-    const configured = { ...env, MCP_EVERYTHING_URL: "http://127.0.0.1:9/mcp" } as Env;
+    const urls = {
+      MCP_EVERYTHING_URL: "http://127.0.0.1:9/mcp",
+      MCP_KB_URL: "http://127.0.0.1:9/mcp",
+    };
+    const configured = { ...env, ...urls } as Env;
     const fence = loadFence(POLICY_SOURCE, CONTRACTS);
     if (!fence.ok) throw new Error(fence.error.join("; "));
     const worker = buildApp(fence.value);

@@ -36,6 +36,7 @@ describe("the typed client", () => {
       | "everything_get_resource_reference"
       | "ops_service_status"
       | "ops_restart_service"
+      | "kb_search"
     >();
     expectTypeOf<ToolArgs<"add_comment">>().toEqualTypeOf<{ ticket_id: string; body: string }>();
     await run.call(
