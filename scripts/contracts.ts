@@ -4,12 +4,20 @@
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
+ * Each tool's listing is scanned first (hidden characters, text addressed to the model, a name
+ * imitating another tool's, an overlong description): a tool with a refusing finding is not
+ * written unless --accept-findings; every finding is printed and pinned with the contract.
  * drift: compare every pin of the folder (or those pinned from --mcp) with what its server
  * lists now, reading the pins as data; exit 1 on drift, 3 when a server cannot be listed.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  describeListingFinding,
+  REFUSING,
+  scanListedTool,
+} from "../src/core/guardrails/listing-scan.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
 import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 import { type ImportOptions, pinFile, renderContract } from "./lib/mcp/contract-file.ts";
@@ -21,6 +29,7 @@ const UNREACHABLE_EXIT = 3;
 
 const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
          [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
+         [--accept-findings]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
 
 const OPTIONS = {
@@ -34,6 +43,7 @@ const OPTIONS = {
   secret: { type: "string" },
   out: { type: "string" },
   dir: { type: "string" },
+  "accept-findings": { type: "boolean" },
 } as const;
 
 /** The command and its options; an unknown option stops with the usage (lib/cli.ts). */
@@ -116,10 +126,23 @@ async function runImport(flags: Flags): Promise<number> {
   const out = flags.out ?? "contracts";
   mkdirSync(out, { recursive: true });
   const options = importOptions(url, flags, headers);
+  // A name must not imitate another tool of the server, nor one the folder already pins.
+  const known = [...listed.map((t) => t.name), ...pinnedNames(out)];
   let refused = 0;
   const written = new Set<string>();
   for (const tool of tools) {
-    const rendered = renderContract(tool, options);
+    const findings = scanListedTool(tool, known);
+    for (const f of findings) {
+      console.error(printable(`finding in ${tool.name}: ${describeListingFinding(f)}`));
+    }
+    if (findings.some((f) => REFUSING.has(f.kind)) && flags["accept-findings"] !== true) {
+      refused++;
+      console.error(
+        printable(`refused ${tool.name}: its listing has findings (--accept-findings to import)`),
+      );
+      continue;
+    }
+    const rendered = renderContract(tool, { ...options, findings });
     if (rendered.ok && written.has(rendered.name)) {
       refused++;
       console.error(`refused ${rendered.name}: another tool of the server has the same name here`);
@@ -143,6 +166,15 @@ async function runImport(flags: Flags): Promise<number> {
     );
   }
   return refused === 0 ? 0 : 1;
+}
+
+/** The server and fence names of every tool `dir` pins (none when it has no pins yet). */
+function pinnedNames(dir: string): string[] {
+  try {
+    return readPins(dir).flatMap((p) => [p.tool, p.name]);
+  } catch {
+    return [];
+  }
 }
 
 async function runDrift(flags: Flags): Promise<number> {

@@ -3,6 +3,7 @@
  * drift.ts).
  */
 import type { McpUpstream, ToolContract } from "../core/contract.ts";
+import { scanListedTool } from "../core/guardrails/listing-scan.ts";
 import { DRIFT_PREFIX, type DriftRecord, driftOf, EPOCH_PREFIX, listedHash } from "./drift.ts";
 import { callHeaders } from "./pin-check.ts";
 
@@ -34,6 +35,7 @@ export async function checkDrift(
     const listed = await listMcpTools(first.upstream, env, callHeaders(who)).catch(() => null);
     if (listed === null) continue;
     const byName = new Map(listed.map((t) => [t.name, t]));
+    const names = [...byName.keys(), ...tools.map((c) => c.name)];
     for (const c of tools) {
       const now_ = byName.get(c.upstream.tool);
       const seen = now_ === undefined ? null : await listedHash(now_);
@@ -45,10 +47,12 @@ export async function checkDrift(
         await env.DRIFT.delete(key);
         continue;
       }
+      const findings = now_ === undefined ? [] : scanListedTool(now_, names);
       const record: DriftRecord = {
         status: seen === null ? "gone" : "changed",
         seen_sha256: seen,
         checked_at: now.toISOString(),
+        ...(findings.length === 0 ? {} : { findings }),
       };
       if (before?.status !== record.status || before.seen_sha256 !== seen) {
         await newEpoch(env, c.name, now);

@@ -10,6 +10,7 @@
 
 import { canonicalize, sha256Hex } from "../core/canonical.ts";
 import type { ToolContract } from "../core/contract.ts";
+import type { ListingFinding } from "../core/guardrails/listing-scan.ts";
 
 /** KV key prefix of drift records. */
 export const DRIFT_PREFIX = "drift:";
@@ -25,6 +26,8 @@ export interface DriftRecord {
   seen_sha256: string | null;
   /** When the check ran (ISO 8601). */
   checked_at: string;
+  /** What the listing scan found in the tool as listed now; absent when gone or nothing. */
+  findings?: ListingFinding[];
 }
 
 /** The hash the import pins, computed the same way: RFC 8785, then SHA-256. */

@@ -2,6 +2,8 @@
  * The text of one imported contract file: readable valibot a reviewer tightens, and beside
  * it the pin as JSON: the upstream's source URL, remote tool name, schema and its hash.
  */
+
+import type { ListingFinding } from "../../../src/core/guardrails/listing-scan.ts";
 import { literal } from "./literal.ts";
 import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
 import { schemaCode } from "./schema-code.ts";
@@ -16,6 +18,8 @@ export interface ImportOptions {
   endpoint: { urlVar: string } | { binding: string; path: string };
   /** Worker secret sent as a header, when the server needs credentials. */
   auth?: { header: string; secret: string; scheme?: string };
+  /** What the listing scan found in the tool, pinned with it; none if absent. */
+  findings?: readonly ListingFinding[];
 }
 
 /** A rendered contract file and its pin, or why the tool cannot be imported strictly. */
@@ -113,7 +117,14 @@ export const ${exportName} = {
   },
 } satisfies ToolContract;
 `;
-  const pinned = { tool: remote, source: options.source, sha256, schema };
+  const found = options.findings ?? [];
+  const pinned = {
+    tool: remote,
+    source: options.source,
+    sha256,
+    schema,
+    ...(found.length === 0 ? {} : { findings: found }),
+  };
   return { ok: true, name, exportName, text, pin: `${JSON.stringify(pinned, null, 2)}\n` };
 }
 

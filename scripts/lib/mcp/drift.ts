@@ -2,6 +2,11 @@
  * Drift of pinned MCP contracts: each pinned tool's hash against what its server lists now,
  * with a line diff of the canonical schemas for a changed one.
  */
+import {
+  describeListingFinding,
+  type ListingFinding,
+  scanListedTool,
+} from "../../../src/core/guardrails/listing-scan.ts";
 import { type ListedTool, type Pin, pinnedSchema, schemaHash } from "./pin.ts";
 
 /** One row of the drift table. */
@@ -14,24 +19,42 @@ export interface DriftRow {
   status: "unchanged" | "changed" | "gone" | "new";
   /** For `changed`: the schema lines removed (`-`) and added (`+`). */
   diff: string[];
+  /** For `changed` and `new`: what the listing scan finds in the tool as listed now. */
+  findings: ListingFinding[];
 }
 
 /** Compare the pinned contracts of one server with the tools it lists now. */
 export function drift(pinned: readonly Pin[], listed: readonly ListedTool[]): DriftRow[] {
   const byName = new Map(listed.map((t) => [t.name, t]));
+  const names = [...listed.map((t) => t.name), ...pinned.flatMap((p) => [p.tool, p.name])];
+  const none = { diff: [], findings: [] };
   const rows: DriftRow[] = pinned.map((p) => {
     const now = byName.get(p.tool);
     const remote = p.tool;
-    if (now === undefined) return { fenceName: p.name, remote, status: "gone", diff: [] };
+    if (now === undefined) return { fenceName: p.name, remote, status: "gone", ...none };
     const schema = pinnedSchema(now);
     if (schemaHash(schema) === p.sha256) {
-      return { fenceName: p.name, remote, status: "unchanged", diff: [] };
+      return { fenceName: p.name, remote, status: "unchanged", ...none };
     }
-    return { fenceName: p.name, remote, status: "changed", diff: lineDiff(p.schema, schema) };
+    const diff = lineDiff(p.schema, schema);
+    return {
+      fenceName: p.name,
+      remote,
+      status: "changed",
+      diff,
+      findings: scanListedTool(now, names),
+    };
   });
   const known = new Set(pinned.map((p) => p.tool));
   for (const t of listed) {
-    if (!known.has(t.name)) rows.push({ fenceName: null, remote: t.name, status: "new", diff: [] });
+    if (known.has(t.name)) continue;
+    rows.push({
+      fenceName: null,
+      remote: t.name,
+      status: "new",
+      diff: [],
+      findings: scanListedTool(t, names),
+    });
   }
   return rows;
 }
@@ -51,12 +74,13 @@ export function driftTable(rows: readonly DriftRow[]): string {
       `${(r.fenceName ?? "-").padEnd(width)}  ${r.remote.padEnd(remoteWidth)}  ${r.status}`,
     );
     for (const d of r.diff) lines.push(`    ${d}`);
+    for (const f of r.findings) lines.push(`    finding: ${describeListingFinding(f)}`);
   }
   return lines.join("\n");
 }
 
 /** Lines of the pretty, key-sorted JSON present in only one of `before` and `after`. */
-function lineDiff(before: unknown, after: unknown): string[] {
+export function lineDiff(before: unknown, after: unknown): string[] {
   const a = pretty(before);
   const b = pretty(after);
   const inA = new Set(a);

@@ -45,6 +45,10 @@ const PinFile = v.strictObject({
   source: v.pipe(v.string(), v.url()),
   sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   schema: v.unknown(),
+  /** What the listing scan found when the tool was imported (src/core/guardrails/listing-scan.ts). */
+  findings: v.optional(
+    v.array(v.strictObject({ kind: v.string(), at: v.string(), what: v.string() })),
+  ),
 });
 
 /** A pin as drift compares it: the fence's name for the tool and what the import saw. */
