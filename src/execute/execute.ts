@@ -25,8 +25,6 @@ export interface ExecutionContext {
   upstreamKey: string | null;
   /** Wall-clock limit in ms. */
   timeoutMs: number;
-  /** What a call to an MCP tool recorded as drifted does (policy `on_drift`; block if absent). */
-  onDrift?: "block" | "allow";
   /**
    * Most bytes of the answer read (policy `upstream_answer_max_bytes`; its default if absent),
    * lowered by the contract's own `maxAnswerBytes`.

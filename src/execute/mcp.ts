@@ -18,7 +18,6 @@ import { type Refusal, refuse } from "../core/reasons.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
-import { driftOf } from "./drift.ts";
 import { allTools } from "./mcp-list.ts";
 import { callHeaders } from "./pin-check.ts";
 
@@ -43,8 +42,6 @@ export interface McpCallContext {
   upstreamKey: string | null;
   /** Aborted when the call's timeout passes. */
   signal: AbortSignal;
-  /** Whether a tool with a drift record is refused (default) or called. */
-  onDrift?: "block" | "allow" | undefined;
   /** Most bytes of each answer the server sends (its default if absent). */
   answerLimit?: number | undefined;
 }
@@ -92,13 +89,6 @@ export async function callMcp(
   ctx: McpCallContext,
   name: string,
 ): Promise<McpAnswer> {
-  if (ctx.onDrift !== "allow") {
-    const drift = await driftOf(ctx.env, name);
-    if (drift !== null) {
-      const detail = `${name}: the server's tool ${upstream.tool} is ${drift.status} since its contract was pinned (checked ${drift.checked_at}); nothing was sent. Re-import and review it, or set on_drift to allow.`;
-      return { ok: false, refusal: refuse("upstream_drifted", detail) };
-    }
-  }
   const bound = new Bound(ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
   // W3C Trace Context, as HTTP headers and as the `_meta` fields of the same names (MCP).
   const traced = outgoingTrace();

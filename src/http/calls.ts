@@ -114,11 +114,15 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   const evidence = evidenceOf(contentType, kept);
   // A call the gate passed to a tool whose upstream is not configured is refused like its own.
   const reachable = gated.ok ? configured(gated.value, c.env) : gated;
-  // An MCP tool no longer listed as pinned is refused before the cache is consulted.
+  // An MCP tool no longer listed as pinned is refused before the cache is consulted; its
+  // cache epoch is read beside the pin check, not after it (two KV reads, one wait).
   const onDrift = c.get("fence").policy.on_drift;
-  const checked = reachable.ok
-    ? await pinnedNow(reachable.value, c.env, { ...ref, onDrift })
-    : reachable;
+  const [checked, epoch] = reachable.ok
+    ? await Promise.all([
+        pinnedNow(reachable.value, c.env, { ...ref, onDrift }),
+        cacheEpochOf(c.env, reachable.value.contract),
+      ])
+    : [reachable, null];
   if (checked.ok) noteCall(checked.value.contract.name, checked.value.form);
   else noteCall(checked.error.tool, checked.error.form);
   if (!checked.ok) {
@@ -127,7 +131,6 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
     return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
   const call = checked.value;
-  const epoch = await cacheEpochOf(c.env, call.contract);
   const route = await inSpan("toolfence.cache.lookup", () =>
     routeRead({
       tiers: tiersOf(c.env, ref.tenant),
@@ -293,7 +296,6 @@ async function run(
     runId: ref.runId,
     upstreamKey,
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
-    onDrift: c.get("fence").policy.on_drift,
     answerLimit: c.get("fence").policy.upstream_answer_max_bytes,
     resultRules: resultRulesOf(c.get("fence"), call.contract),
   });
