@@ -24,7 +24,7 @@ async function inboxReceived(run: string): Promise<number> {
   return (await json<{ received: number }>(res)).received;
 }
 
-describe("the scheduled drift check", () => {
+describe("the scheduled drift check", { timeout: 30_000 }, () => {
   it("records nothing while the server lists the pinned schemas", async () => {
     await checkDrift(env, CONTRACTS);
     expect(await driftOf(env, "ops_service_status")).toBeNull();
