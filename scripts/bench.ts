@@ -5,7 +5,7 @@
  * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
  * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
  * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
- * cost of tracing, on and off.
+ * cost of tracing, on and off; `npm run bench -- --guard [--quick]` the result rules' cost per KiB.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -14,6 +14,7 @@ import { benchChain } from "./bench/chain.ts";
 import { benchCritical } from "./bench/critical.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
+import { benchGuard } from "./bench/guard.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchKeyed } from "./bench/keyed.ts";
 import { benchProfile } from "./bench/profile.ts";
@@ -28,7 +29,8 @@ const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --scale [--quick]
        npm run bench -- --profile [--quick]
        npm run bench -- --bundle
-       npm run bench -- --telemetry [--quick]`;
+       npm run bench -- --telemetry [--quick]
+       npm run bench -- --guard [--quick]`;
 
 const { values: flags } = parseCli(
   {
@@ -39,6 +41,7 @@ const { values: flags } = parseCli(
       profile: { type: "boolean", default: false },
       bundle: { type: "boolean", default: false },
       telemetry: { type: "boolean", default: false },
+      guard: { type: "boolean", default: false },
     },
   },
   USAGE,
@@ -130,6 +133,10 @@ async function telemetry(): Promise<void> {
   rewriteApart(await benchTelemetry(DISK_STATE, quick), true);
 }
 
+/** The result rules' table alone: printed, and put in place of (or after) its section. */
+async function guard(): Promise<void> {
+  rewriteApart(await benchGuard(quick), true);
+}
 /** Print `table` and put it in place of its section of BENCHMARKS.md, measured apart. */
 function rewriteApart(table: Table, append = false): void {
   process.stdout.write(`\n${plain(table)}\n${machine()}\n`);
@@ -149,11 +156,14 @@ async function main(): Promise<void> {
   if (flags.profile) return profile();
   if (flags.bundle) return bundle();
   if (flags.telemetry) return telemetry();
+  if (flags.guard) return guard();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
   process.stderr.write("audit chain per entry…\n");
   show(tables, await benchChain(quick));
+  process.stderr.write("result rules per KiB…\n");
+  show(tables, await benchGuard(quick));
   process.stderr.write("bundle and startup…\n");
   show(tables, benchBundle());
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");
