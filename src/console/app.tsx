@@ -17,6 +17,7 @@ import { tenantRuns } from "./attention.ts";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { accessOperator, mountOidc, oidcOffered, START_PATH } from "./person-sign-in.tsx";
+import { mountPins } from "./pin-page.tsx";
 import { mountRuns } from "./run-routes.tsx";
 import { mountRunList } from "./runs-page.tsx";
 import { CONSOLE_JS } from "./script.ts";
@@ -145,6 +146,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   mountRunList(app);
   mountRuns(app, fence);
   mountTools(app, fence);
+  mountPins(app, fence, () => html(<Missing />, 404));
   // Last: any other console path, for a signed-in operator, is an HTML 404.
   app.all("*", () => html(<Missing />, 404));
   app.onError((e) => {

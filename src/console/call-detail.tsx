@@ -30,6 +30,7 @@ const DECISION_WORDS: Record<AuditDecision, string> = {
   escalation_retry_allowed: "A person resolved the escalation: the same key may run once more.",
   escalation_closed: "A person closed the escalation.",
   halted: "A person halted the run: every later call is refused.",
+  pin_accepted: "A person accepted a drifted MCP tool's new listing as its pin.",
   block: "Blocked: refused, and retrying the same call cannot succeed.",
   retry: "Not done: the tool may succeed later; retry with the same idempotency key.",
   escalate: "Escalated: a person has to look; retrying the same call cannot help.",

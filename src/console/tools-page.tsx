@@ -43,7 +43,7 @@ function rulesOf(fence: Fence, tenant: string, tool: string): string[] {
   return rules;
 }
 
-function ToolCard(props: { tool: CatalogueEntry; rules: string[] }) {
+function ToolCard(props: { tool: CatalogueEntry; rules: string[]; mcp: boolean }) {
   const { tool } = props;
   return (
     <section class="panel" id={`tool-${tool.name}`}>
@@ -51,6 +51,11 @@ function ToolCard(props: { tool: CatalogueEntry; rules: string[] }) {
         <code>{tool.name}</code> <span class="muted">{tool.version}</span>
       </h2>
       <p>{tool.description}</p>
+      {props.mcp ? (
+        <p>
+          <a href={`/console/tools/${tool.name}/pin`}>Pin: compare with what the server lists</a>
+        </p>
+      ) : null}
       <div class="grid">
         <div>
           <div class="muted">Effect</div>
@@ -97,7 +102,11 @@ function ToolsPage(props: { operator: Operator; fence: Fence; tools: CatalogueEn
         Every contract, with the policy's rules for runs of tenant <code>{operator.tenant}</code>.
       </p>
       {props.tools.map((tool) => (
-        <ToolCard tool={tool} rules={rulesOf(fence, operator.tenant, tool.name)} />
+        <ToolCard
+          tool={tool}
+          rules={rulesOf(fence, operator.tenant, tool.name)}
+          mcp={fence.tools.get(tool.name)?.upstream.kind === "mcp"}
+        />
       ))}
     </Page>
   );

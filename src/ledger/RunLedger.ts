@@ -43,7 +43,14 @@ import type {
 import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./run/abandon.ts";
 import type { HaltView, SettleAnswer } from "./run/halt-types.ts";
 import { openRun } from "./run/open-run.ts";
-import { decide, halt, type LedgerScope, listEscalations, resolve } from "./run/operator.ts";
+import {
+  decide,
+  halt,
+  type LedgerScope,
+  listEscalations,
+  recordAct,
+  resolve,
+} from "./run/operator.ts";
 import { policyVersion } from "./run/policy-version.ts";
 import { decideProposal, recordRejection } from "./run/propose.ts";
 import { RunIndexing } from "./run/run-registration.ts";
@@ -147,6 +154,18 @@ export class RunLedger extends DurableObject<Env> {
     });
     await this.afterWrite(run, now);
     return { budget: budgetView(run), refusal };
+  }
+
+  /** An operator's act on `tool` outside any call, as an entry of this run's log; false if refused. */
+  async recordAct(ref: RunRef, tool: string, act: OperatorAct): Promise<boolean> {
+    const now = Date.now();
+    if ((await this.admitNew(ref, now)) !== null) return false;
+    this.storage.build();
+    const run = this.as(act.principal ?? ref.principal, () =>
+      recordAct(this.scope(this.rowOf(ref, now), now), tool, act),
+    );
+    await this.afterWrite(run, now);
+    return true;
   }
 
   /** Open the run with limits tighter than its current ones (open-run.ts). */

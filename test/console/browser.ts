@@ -11,6 +11,13 @@ export const ORIGIN = "http://localhost";
 export class ConsoleClient {
   cookie: string | null = null;
 
+  /** @param target the worker the client talks to: the test worker, or an app of a test's own. */
+  constructor(
+    private readonly target: { fetch: (request: Request) => Promise<Response> } = {
+      fetch: (request) => exports.default.fetch(request),
+    },
+  ) {}
+
   async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
     return this.send(path, { method: "GET", headers });
   }
@@ -28,11 +35,9 @@ export class ConsoleClient {
     if (this.cookie !== null) headers.set("Cookie", this.cookie);
     // As `wrangler dev` reports a browser on this machine.
     headers.set("CF-Connecting-IP", "127.0.0.1");
-    const res = await exports.default.fetch(`${ORIGIN}${path}`, {
-      ...init,
-      headers,
-      redirect: "manual",
-    });
+    const res = await this.target.fetch(
+      new Request(`${ORIGIN}${path}`, { ...init, headers, redirect: "manual" }),
+    );
     const set = res.headers.get("Set-Cookie");
     if (set !== null) {
       const pair = set.split(";")[0] ?? "";
@@ -43,8 +48,11 @@ export class ConsoleClient {
 }
 
 /** A client signed in with `key`. */
-export async function signedIn(key: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient();
+export async function signedIn(
+  key: string,
+  target?: ConstructorParameters<typeof ConsoleClient>[0],
+): Promise<ConsoleClient> {
+  const client = new ConsoleClient(target);
   const res = await client.post("/console/sign-in", { key });
   if (res.status !== 303) throw new Error(`sign-in answered ${res.status}`);
   return client;

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
-import { checkDrift, driftOf } from "../../src/execute/drift.ts";
+import { driftOf } from "../../src/execute/drift.ts";
+import { checkDrift } from "../../src/execute/drift-check.ts";
 
 const pinned = opsServiceStatus.upstream as McpUpstream;
 

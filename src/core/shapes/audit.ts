@@ -29,6 +29,7 @@ export const AuditDecisionSchema = v.picklist([
   "escalation_retry_allowed",
   "escalation_closed",
   "halted",
+  "pin_accepted",
   ...VERDICTS,
 ]);
 

@@ -68,6 +68,15 @@ export function halt(s: LedgerScope, act: OperatorAct): { run: RunRow; inFlight:
   return { run: halted ?? s.run, inFlight: inFlight(s.sql) };
 }
 
+/**
+ * An operator's act on a tool, outside any call (accepting an MCP tool's new pin): an entry of
+ * the log with the tool, the actor and the note.
+ */
+export function recordAct(s: LedgerScope, tool: string, act: OperatorAct): RunRow {
+  s.append(operatorDraft(act, { tool, decision: "pin_accepted" }), s.run);
+  return s.run;
+}
+
 /** The calls admitted and not yet settled, oldest first. */
 function inFlight(sql: SqlStorage): InFlightCall[] {
   return sql
