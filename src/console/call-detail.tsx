@@ -3,11 +3,22 @@
  * contract's issues, the payload as received, who proposed it, the notes of its entries
  * (guardrail findings, a late settlement), and the approval or resolution with who decided.
  */
+
+import type { Refusal } from "../core/reasons.ts";
 import { DECISION_TABLE } from "../core/reasons.ts";
 import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { AuditDecision, AuditEntry } from "../ledger/protocol.ts";
 import { utcTime } from "./layout.tsx";
-import type { TimelineEntry } from "./timeline.tsx";
+
+/** A call (or an operator's act): its first entry, its outcome once settled, and why it was blocked. */
+export interface TimelineEntry {
+  /** The entry as the ledger stored it: the proposal of a call, or an entry that stands alone. */
+  entry: AuditEntry;
+  /** The entry that settled the call (`of` names `entry`), or null while it is open. */
+  outcome: AuditEntry | null;
+  /** The gate's refusal of the stored payload, re-read with the current contracts. */
+  refusal: Refusal | null;
+}
 
 /** What a person needs besides the entries to read a call: its approval and escalation. */
 export interface CallContext {

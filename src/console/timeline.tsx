@@ -8,20 +8,12 @@ import { gate, keyAsKept } from "../core/gate.ts";
 import { findingsOfNote, type GuardFinding } from "../core/guardrails/scan.ts";
 import type { Fence } from "../core/policy.ts";
 import { type AuditPrincipal, principalName } from "../core/principal.ts";
-import type { Refusal } from "../core/reasons.ts";
 import type { AuditEntry } from "../ledger/protocol.ts";
-import { type CallContext, CallDetail } from "./call-detail.tsx";
-import { DecisionBadge, utcTime } from "./layout.tsx";
+import { type CallContext, CallDetail, type TimelineEntry } from "./call-detail.tsx";
 
-/** A call (or an operator's act): its first entry, its outcome once settled, and why it was blocked. */
-export interface TimelineEntry {
-  /** The entry as the ledger stored it: the proposal of a call, or an entry that stands alone. */
-  entry: AuditEntry;
-  /** The entry that settled the call (`of` names `entry`), or null while it is open. */
-  outcome: AuditEntry | null;
-  /** The gate's refusal of the stored payload, re-read with the current contracts. */
-  refusal: Refusal | null;
-}
+export type { TimelineEntry };
+
+import { DecisionBadge, utcTime } from "./layout.tsx";
 
 /** How the API reads a payload; the console re-reads a blocked one the same way. */
 export interface ReadOptions {

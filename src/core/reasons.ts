@@ -3,7 +3,7 @@
  * the decision it tells the agent to take. The HTTP edge maps reasons through
  * this one table; nothing else picks a status.
  */
-import type { ContractIssue } from "./shapes/decision.ts";
+import type { ContractIssue } from "./shapes/issue.ts";
 
 /** What the agent should do next. */
 export type Verdict = "block" | "retry" | "escalate" | "needs_approval";

@@ -4,8 +4,8 @@
  */
 import type { McpUpstream, ToolContract } from "../core/contract.ts";
 import { scanListedTool } from "../core/guardrails/listing-scan.ts";
+import { callHeaders } from "./call-identity.ts";
 import { DRIFT_PREFIX, type DriftRecord, driftOf, EPOCH_PREFIX, listedHash } from "./drift.ts";
-import { callHeaders } from "./pin-check.ts";
 
 type McpContract = ToolContract & { upstream: McpUpstream };
 

@@ -4,13 +4,13 @@
  */
 import type { ToolContract, Upstream } from "../core/contract.ts";
 import type { ResolvedRules } from "../core/guardrails/rules.ts";
-import type { GuardFinding } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { validateOutput } from "../core/validate.ts";
 import { inClientSpan, outgoingTrace, recordUpstream } from "../telemetry/index.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { classifyStatus } from "./classify.ts";
+import type { Execution } from "./execution.ts";
 import { guarded } from "./guard.ts";
 
 /** What one execution needs besides the validated arguments. */
@@ -34,13 +34,7 @@ export interface ExecutionContext {
   resultRules?: ResolvedRules;
 }
 
-/**
- * The result of one execution: a result that passed the output contract and the result rules
- * (with what the rules did), or why not.
- */
-export type Execution =
-  | { ok: true; result: unknown; findings?: readonly GuardFinding[] }
-  | { ok: false; refusal: Refusal; findings?: readonly GuardFinding[] };
+export type { Execution };
 
 const TIMED_OUT = Symbol("timed out");
 

@@ -6,7 +6,7 @@ import type { ToolContract } from "../core/contract.ts";
 import type { ResolvedRules } from "../core/guardrails/rules.ts";
 import { guardResult } from "../core/guardrails/scan.ts";
 import { refuse } from "../core/reasons.ts";
-import type { Execution } from "./execute.ts";
+import type { Execution } from "./execution.ts";
 
 /** `execution` after `rules`; a refusal passes unchanged. */
 export function guarded(

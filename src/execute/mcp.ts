@@ -17,9 +17,9 @@ import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
+import { callHeaders } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import { allTools } from "./mcp-list.ts";
-import { callHeaders } from "./pin-check.ts";
 
 /** Where the idempotency key travels in `tools/call`, so the server can deduplicate. */
 export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";

@@ -10,18 +10,11 @@ import type { McpUpstream } from "../core/contract.ts";
 import type { GatedCall, GateFailure } from "../core/gate.ts";
 import { refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { type CallIdentity, callHeaders } from "./call-identity.ts";
 import { driftOf, listedHash } from "./drift.ts";
 
 /** How long this isolate trusts a server's listing. */
 export const LISTING_TTL_MS = 60_000;
-
-/** Who a call is made for: the headers its connection carries. */
-export interface CallIdentity {
-  /** Tenant the call is made for. */
-  tenant: string;
-  /** Run the call belongs to. */
-  runId: string;
-}
 
 /** A server's tools as listed: the hash of each tool's schema by its name on the server. */
 interface Listing {
@@ -33,11 +26,6 @@ interface Listing {
 
 /** Per server and tenant: what a server lists may depend on who asks. */
 const listings = new Map<string, Promise<Listing | null>>();
-
-/** The headers a call to an MCP server carries besides its credentials (mcp.ts). */
-export function callHeaders(who: CallIdentity): Record<string, string> {
-  return { "X-Toolfence-Tenant": who.tenant, "X-Toolfence-Run": who.runId };
-}
 
 /**
  * `call`, or its `upstream_drifted` refusal when its MCP tool is no longer listed as pinned.

@@ -5,7 +5,7 @@
  */
 import type { Attributes } from "@opentelemetry/api";
 import { type TelemetryVars, telemetryConfig } from "./config.ts";
-import { logDecision } from "./decision-log.ts";
+import { type DecisionFacts, logDecision } from "./decision-log.ts";
 import { enqueue, scheduleFlush } from "./exporter.ts";
 import { count, instruments } from "./metrics.ts";
 import { endCall, inCall, startCall, type TraceCarrier } from "./spans.ts";
@@ -108,28 +108,6 @@ function startAttributes(start: CallStart): Attributes {
     "jsonrpc.request.id": String(start.mcp.requestId),
     "network.protocol.name": "http",
   };
-}
-
-/** What the answer says, in the names of the public audit entry. */
-export interface DecisionFacts {
-  /** `applied`, `cached`, `replayed`, or the refusal's verdict. */
-  decision: string;
-  /** The refusal's reason, or null. */
-  reason: string | null;
-  /** HTTP status. */
-  status: number;
-  /** The call's id. */
-  call_id: string | null;
-  /** How the cache answered, or null. */
-  cache: string | null;
-  /** Whether the answer was replayed. */
-  replayed: boolean;
-  /** The approval the call waits for or spent, or null. */
-  approval_id: string | null;
-  /** Mutations left in the run's budget, or null. */
-  mutations_left: number | null;
-  /** Paid calls left in the run's budget, or null. */
-  paid_calls_left: number | null;
 }
 
 function factsOf(answer: CallAnswer): DecisionFacts {

@@ -3,7 +3,27 @@
  * `wrangler tail`), with the public fields of the call's audit entry and nothing of its
  * arguments or evidence, so a SIEM can take decisions from the log stream.
  */
-import type { DecisionFacts } from "./call.ts";
+/** What the answer says, in the names of the public audit entry. */
+export interface DecisionFacts {
+  /** `applied`, `cached`, `replayed`, or the refusal's verdict. */
+  decision: string;
+  /** The refusal's reason, or null. */
+  reason: string | null;
+  /** HTTP status. */
+  status: number;
+  /** The call's id. */
+  call_id: string | null;
+  /** How the cache answered, or null. */
+  cache: string | null;
+  /** Whether the answer was replayed. */
+  replayed: boolean;
+  /** The approval the call waits for or spent, or null. */
+  approval_id: string | null;
+  /** Mutations left in the run's budget, or null. */
+  mutations_left: number | null;
+  /** Paid calls left in the run's budget, or null. */
+  paid_calls_left: number | null;
+}
 
 /** The log line's fields beyond the answer's. */
 export interface DecisionLine extends DecisionFacts {

@@ -7,6 +7,10 @@
 import * as v from "valibot";
 import { DECISION_TABLE, type Reason, type Verdict } from "../reasons.ts";
 import { BudgetSchema } from "./budget.ts";
+import { type ContractIssue, ContractIssueSchema } from "./issue.ts";
+
+export { type ContractIssue, ContractIssueSchema };
+
 import { Count, described, Timestamp } from "./scalars.ts";
 
 /** Every reason of the decision table, in the table's order. */
@@ -17,17 +21,6 @@ export const VERDICTS = [...new Set(Object.values(DECISION_TABLE).map((r) => r.d
 
 /** The decisions of a refusal: the call did not apply and waits for nobody. */
 const REFUSED = ["block", "retry", "escalate"] as const satisfies readonly Verdict[];
-
-/** One way a value broke its contract, shaped so a model can re-plan. */
-export const ContractIssueSchema = v.strictObject({
-  path: described(v.string(), 'Dotted path to the offending value, "" for the payload itself.'),
-  message: described(v.string(), "What is wrong, in plain words."),
-  expected: described(v.nullable(v.string()), "What the contract expects there."),
-  received: described(v.string(), "What was received there."),
-});
-
-/** One way a value broke its contract, shaped so a model can re-plan. */
-export type ContractIssue = v.InferOutput<typeof ContractIssueSchema>;
 
 /** A call that ran, was replayed from its key, or was served from the cache. */
 export const CallResultSchema = v.strictObject({
