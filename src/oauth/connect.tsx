@@ -109,7 +109,8 @@ async function grant(
   handle: string,
   limits: GrantLimits,
 ) {
-  const approved = await k.api.approveConsent(c.req.raw, handle, { scope: [TOOLS_SCOPE] });
+  // The request's own scopes: the grant's are chosen from them below.
+  const approved = await k.api.approveConsent(c.req.raw, handle);
   const { request } = approved;
   const client = await k.api.lookupClient(request.clientId);
   const id = newGrantId();

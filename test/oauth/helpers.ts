@@ -121,9 +121,13 @@ export const DEFAULT_CONSENT: Consent = {
 };
 
 /** Sign in with the development key and open the consent page; the browser, page and handle. */
-export async function consentPage(clientId: string, challenge: string) {
+export async function consentPage(
+  clientId: string,
+  challenge: string,
+  extra: Record<string, string> = {},
+) {
   const browser = new Browser();
-  const path = authorizePath(clientId, challenge);
+  const path = authorizePath(clientId, challenge, extra);
   const signIn = await browser.post(path, { key: DEV_KEY });
   if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
   const res = await browser.fetch(path);
@@ -137,8 +141,9 @@ export async function authorize(
   clientId: string,
   challenge: string,
   consent: Consent = DEFAULT_CONSENT,
+  extra: Record<string, string> = {},
 ): Promise<string> {
-  const { browser, path, handle } = await consentPage(clientId, challenge);
+  const { browser, path, handle } = await consentPage(clientId, challenge, extra);
   const res = await browser.post(path, {
     handle,
     decision: "approve",
