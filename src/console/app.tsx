@@ -15,7 +15,7 @@ import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { sessionOperator, signOut } from "./access.ts";
 import { tenantRuns } from "./attention.ts";
 import type { ConsoleEnv } from "./context.ts";
-import { html, Notice, Page } from "./layout.tsx";
+import { html, Notice, Page, SignInPanel } from "./layout.tsx";
 import { accessOperator, mountOidc, oidcOffered, START_PATH } from "./person-sign-in.tsx";
 import { mountPins } from "./pin-page.tsx";
 import { mountRuns } from "./run-routes.tsx";
@@ -48,27 +48,14 @@ export const CSP = {
 
 function SignIn(props: { error: string | null; oidc?: boolean }) {
   return (
-    <Page title="Sign in" viewer={null}>
-      <div class="signin panel">
-        <h1>Sign in</h1>
-        {props.error === null ? null : <Notice kind="error">{props.error}</Notice>}
-        {props.oidc ? (
-          <p>
-            <a class="button primary" href={START_PATH}>
-              Sign in with your identity provider
-            </a>
-          </p>
-        ) : null}
-        <form method="post" action="/console/sign-in">
-          <label for="key">Operator key</label>
-          <input id="key" name="key" type="password" autocomplete="off" required />
-          <p class="muted">An operator key of your tenant; agent keys cannot sign in.</p>
-          <button type="submit" class="primary">
-            Sign in
-          </button>
-        </form>
-      </div>
-    </Page>
+    <SignInPanel
+      title="Sign in"
+      heading="Sign in"
+      error={props.error}
+      idpHref={props.oidc ? START_PATH : null}
+      action="/console/sign-in"
+      hint="An operator key of your tenant; agent keys cannot sign in."
+    />
   );
 }
 

@@ -115,6 +115,43 @@ export function Gauge(props: { label: string; used: number; limit: number }) {
 }
 
 /** A notice above a page's content: what an action did or why it was refused. */
+/**
+ * A sign-in page: the identity provider's link when one is configured, and the operator-key
+ * form posting to `action` (the console's and the connect page's sign-in).
+ */
+export function SignInPanel(props: {
+  title: string;
+  heading: string;
+  error: string | null;
+  idpHref: string | null;
+  action: string;
+  hint: string;
+}) {
+  return (
+    <Page title={props.title} viewer={null}>
+      <div class="signin panel">
+        <h1>{props.heading}</h1>
+        {props.error === null ? null : <Notice kind="error">{props.error}</Notice>}
+        {props.idpHref === null ? null : (
+          <p>
+            <a class="button primary" href={props.idpHref}>
+              Sign in with your identity provider
+            </a>
+          </p>
+        )}
+        <form method="post" action={props.action}>
+          <label for="key">Operator key</label>
+          <input id="key" name="key" type="password" autocomplete="off" required />
+          <p class="muted">{props.hint}</p>
+          <button type="submit" class="primary">
+            Sign in
+          </button>
+        </form>
+      </div>
+    </Page>
+  );
+}
+
 export function Notice(props: { kind: "info" | "error"; children: Child }) {
   return (
     <p class={props.kind === "error" ? "notice error" : "notice"} role="status">

@@ -5,33 +5,20 @@
  */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { Operator } from "../console/context.ts";
-import { Notice, Page } from "../console/layout.tsx";
+import { Notice, Page, SignInPanel } from "../console/layout.tsx";
 import type { RunLimits } from "../core/limits.ts";
 
 /** The sign-in form, posting the key back to the same authorization request. */
 export function ConnectSignIn(props: { action: string; error: string | null; oidc?: string }) {
   return (
-    <Page title="Connect an app" viewer={null}>
-      <div class="signin panel">
-        <h1>Sign in to connect an app</h1>
-        {props.error === null ? null : <Notice kind="error">{props.error}</Notice>}
-        {props.oidc === undefined ? null : (
-          <p>
-            <a class="button primary" href={props.oidc}>
-              Sign in with your identity provider
-            </a>
-          </p>
-        )}
-        <form method="post" action={props.action}>
-          <label for="key">Operator key</label>
-          <input id="key" name="key" type="password" autocomplete="off" required />
-          <p class="muted">An operator key of the tenant whose tools the app will use.</p>
-          <button type="submit" class="primary">
-            Sign in
-          </button>
-        </form>
-      </div>
-    </Page>
+    <SignInPanel
+      title="Connect an app"
+      heading="Sign in to connect an app"
+      error={props.error}
+      idpHref={props.oidc ?? null}
+      action={props.action}
+      hint="An operator key of the tenant whose tools the app will use."
+    />
   );
 }
 
