@@ -1,11 +1,13 @@
 /**
  * A call's detail, folded under its timeline row: what was decided and why in words, the
- * contract's issues, the payload as received, who proposed it, the notes of its entries
- * (guardrail findings, a late settlement), and the approval or resolution with who decided.
+ * contract's issues, the payload as received, who proposed it, what the upstream answered when
+ * its answer failed or escalated the call, the notes of its entries (guardrail findings, a late
+ * settlement), and the approval or resolution with who decided.
  */
 
 import type { Refusal } from "../core/reasons.ts";
 import { DECISION_TABLE } from "../core/reasons.ts";
+import type { UpstreamAnswer } from "../core/shapes/audit.ts";
 import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { AuditDecision, AuditEntry } from "../ledger/protocol.ts";
 import { utcTime } from "./layout.tsx";
@@ -89,6 +91,35 @@ function Issues(props: { item: TimelineEntry; reason: string | null }) {
   );
 }
 
+/** What the upstream answered, as kept: its status in words and the excerpt, escaped by JSX. */
+function Upstream(props: { answer: UpstreamAnswer }) {
+  const a = props.answer;
+  const said = a.status === null ? "No answer from the upstream" : `Upstream answered ${a.status}`;
+  const rpc = a.rpc_error_code === undefined ? "" : ` with JSON-RPC error ${a.rpc_error_code}`;
+  const isError = a.is_error === true ? " with an error result (isError)" : "";
+  const size = a.truncated
+    ? `first ${new TextEncoder().encode(a.excerpt).byteLength} of ${a.bytes} bytes, redacted`
+    : `${a.bytes} bytes, redacted`;
+  return (
+    <div class="upstream">
+      <dt>Upstream</dt>
+      <dd>
+        <strong>
+          {said}
+          {rpc}
+          {isError}
+        </strong>
+        {a.status === null && a.excerpt === "" ? null : (
+          <>
+            <span class="muted"> ({size})</span>
+            <pre>{a.excerpt === "" ? "(empty)" : a.excerpt}</pre>
+          </>
+        )}
+      </dd>
+    </div>
+  );
+}
+
 function Approval(props: { approval: ApprovalView }) {
   const a = props.approval;
   return (
@@ -158,6 +189,7 @@ export function CallDetail(props: { item: TimelineEntry; context: CallContext })
                 </dd>
               </>
             )}
+            {last.upstream === undefined ? null : <Upstream answer={last.upstream} />}
             {principal === null ? null : (
               <>
                 <dt>Proposed by</dt>

@@ -3,6 +3,14 @@
  * read whole before its size is known, so a 30 MB answer costs the isolate the bound, not 30 MB.
  */
 
+import { UPSTREAM_EXCERPT_MAX_BYTES } from "../core/upstream-excerpt.ts";
+
+/**
+ * Bytes of an answer's beginning kept for its excerpt: more than the excerpt keeps, so a
+ * secret that crosses the excerpt's end is still whole when the excerpt is redacted.
+ */
+const HEAD_BYTES = UPSTREAM_EXCERPT_MAX_BYTES * 8;
+
 /** Thrown when an answer passes its bound; `seen` is the bytes counted (or declared) by then. */
 export class AnswerTooLarge extends Error {
   override readonly name = "AnswerTooLarge";
@@ -11,6 +19,10 @@ export class AnswerTooLarge extends Error {
     readonly limit: number,
     /** Bytes received, or the Content-Length declared, when the bound was passed. */
     readonly seen: number,
+    /** The HTTP status the answer came with, when known. */
+    readonly status: number | null = null,
+    /** The answer's first bytes as text (at most HEAD_BYTES), or null when none was read. */
+    readonly head: string | null = null,
   ) {
     super(`the answer passed ${limit} bytes (${seen} seen)`);
   }
@@ -34,18 +46,21 @@ export function boundedResponse(
 ): Response {
   const declared = declaredLength(response.headers);
   if (declared !== null && declared > limit) {
-    const e = new AnswerTooLarge(limit, declared);
+    const e = new AnswerTooLarge(limit, declared, response.status);
     over(e);
     response.body?.cancel().catch(() => undefined);
     throw e;
   }
   if (response.body === null) return response;
   let seen = 0;
+  const head: Uint8Array[] = [];
   const counter = new TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, controller) {
+      if (seen < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - seen));
       seen += chunk.byteLength;
       if (seen > limit) {
-        const e = new AnswerTooLarge(limit, seen);
+        const text = new TextDecoder().decode(concatenated(head));
+        const e = new AnswerTooLarge(limit, seen, response.status, text);
         over(e);
         controller.error(e);
         return;
@@ -55,6 +70,16 @@ export function boundedResponse(
   });
   const { status, statusText, headers } = response;
   return new Response(response.body.pipeThrough(counter), { status, statusText, headers });
+}
+
+function concatenated(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }
 
 /** The answer's body as UTF-8 text, read with `limit`; throws AnswerTooLarge past it. */

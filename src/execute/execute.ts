@@ -6,6 +6,7 @@ import type { ToolContract, Upstream } from "../core/contract.ts";
 import type { ResolvedRules } from "../core/guardrails/rules.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
+import type { UpstreamReply } from "../core/upstream-excerpt.ts";
 import { validateOutput } from "../core/validate.ts";
 import { inClientSpan, outgoingTrace, recordUpstream } from "../telemetry/index.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
@@ -95,7 +96,7 @@ async function answered(
     const answer = await race;
     if (answer === TIMED_OUT) {
       const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
-      return { ok: false, refusal: refuse("upstream_timeout", detail) };
+      return { ok: false, refusal: refuse("upstream_timeout", detail), reply: NO_ANSWER };
     }
     return judge(contract, answer);
   } catch (e) {
@@ -123,10 +124,16 @@ function failure(contract: ToolContract, e: unknown): Execution {
     const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
     return { ok: false, refusal: refuse("contract_violation", detail) };
   }
-  if (e instanceof AnswerTooLarge) return { ok: false, refusal: tooLarge(contract.name, e) };
+  if (e instanceof AnswerTooLarge) {
+    const reply = { status: e.status, text: e.head, bytes: e.seen };
+    return { ok: false, refusal: tooLarge(contract.name, e), reply };
+  }
   const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
-  return { ok: false, refusal: refuse("upstream_unavailable", detail) };
+  return { ok: false, refusal: refuse("upstream_unavailable", detail), reply: NO_ANSWER };
 }
+
+/** What a call that got no answer keeps of its upstream: no status, no text. */
+const NO_ANSWER: UpstreamReply = { status: null, text: null };
 
 /** The bound on the answer's bytes: the policy's, or the contract's own where it is lower. */
 function answerLimitOf(contract: ToolContract, ctx: ExecutionContext): number {
@@ -146,14 +153,19 @@ interface Answer {
   body: unknown;
   /** Set when the upstream answered with a refusal of its own (an MCP error result). */
   refusal?: Refusal;
+  /** The answer as it came, kept (excerpted) if it fails the call; none for an inline tool. */
+  reply?: UpstreamReply;
 }
 
 function judge(contract: ToolContract, answer: Answer): Execution {
-  if (answer.refusal !== undefined) return { ok: false, refusal: answer.refusal };
+  const reply = answer.reply === undefined ? {} : { reply: answer.reply };
+  if (answer.refusal !== undefined) return { ok: false, refusal: answer.refusal, ...reply };
   const refusal = classifyStatus(answer.status, contract.name);
-  if (refusal !== null) return { ok: false, refusal };
+  if (refusal !== null) return { ok: false, refusal, ...reply };
   const checked = validateOutput(contract, answer.body);
-  return checked.ok ? { ok: true, result: checked.value } : { ok: false, refusal: checked.error };
+  return checked.ok
+    ? { ok: true, result: checked.value }
+    : { ok: false, refusal: checked.error, ...reply };
 }
 
 async function call(
@@ -170,7 +182,7 @@ async function call(
     const answer = await callMcp(upstream, args, { ...ctx, signal }, tool);
     return answer.ok
       ? { status: 200, body: answer.body }
-      : { status: 200, body: null, refusal: answer.refusal };
+      : { status: 200, body: null, refusal: answer.refusal, reply: answer.reply };
   }
   const request = buildRequest(upstream, args, ctx, signal);
   const response =
@@ -178,7 +190,11 @@ async function call(
       ? await bindingOf(ctx.env, upstream.binding).fetch(request)
       : await fetch(request);
   const text = await readBounded(response, ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
-  return { status: response.status, body: parseBody(text) };
+  return {
+    status: response.status,
+    body: parseBody(text),
+    reply: { status: response.status, text },
+  };
 }
 
 function parseBody(text: string): unknown {

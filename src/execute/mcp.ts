@@ -13,8 +13,11 @@ import {
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
+import { DEFAULT_RULES } from "../core/guardrails/rules.ts";
+import { guardResult } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
+import { excerptRules, type UpstreamReply } from "../core/upstream-excerpt.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { callHeaders } from "./call-identity.ts";
@@ -46,8 +49,13 @@ export interface McpCallContext {
   answerLimit?: number | undefined;
 }
 
-/** The tool's answer (content and structured content), or why there is none. */
-export type McpAnswer = { ok: true; body: unknown } | { ok: false; refusal: Refusal };
+/**
+ * The tool's answer (content and structured content), or why there is none, with what the
+ * server answered when it answered (excerpted and redacted before it is kept).
+ */
+export type McpAnswer =
+  | { ok: true; body: unknown }
+  | { ok: false; refusal: Refusal; reply?: UpstreamReply };
 
 /**
  * The byte bound on every response of one connection, and what passed it. The SDK reads the
@@ -109,9 +117,11 @@ export async function callMcp(
     );
     if (result.isError === true) {
       const text = boundedText(result.content);
+      const whole = textOf(result.content);
       return {
         ok: false,
         refusal: refuse("upstream_rejected", `${name} refused the call: ${text}`),
+        reply: { status: 200, isError: true, text: whole },
       };
     }
     const { content, structuredContent } = result;
@@ -178,14 +188,24 @@ async function connect(
 function refusalOf(e: unknown, name: string): McpAnswer {
   const status = httpStatusOf(e);
   const refusal = status === null ? null : classifyStatus(status, name);
-  if (refusal !== null) return { ok: false, refusal };
+  if (refusal !== null && status !== null) {
+    const text = httpTextOf(e);
+    return { ok: false, refusal, reply: { status, text } };
+  }
   if (e instanceof AnswerTooLarge) throw e;
   // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
   if (e instanceof ProtocolError) {
     const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
-    return { ok: false, refusal: refuse("upstream_rejected", detail) };
+    const reply = { status: 200, rpcCode: e.code, text: e.message };
+    return { ok: false, refusal: refuse("upstream_rejected", detail), reply };
   }
   throw e;
+}
+
+/** The body text an SDK HTTP error carries (`SdkHttpError.data.text`), or null. */
+function httpTextOf(e: unknown): string | null {
+  const data = (e as { data?: { text?: unknown } } | null)?.data;
+  return typeof data?.text === "string" ? data.text : null;
 }
 
 /** The server's URL and the fetch that reaches it, for one endpoint. */
@@ -215,13 +235,30 @@ function httpStatusOf(e: unknown): number | null {
   return typeof status === "number" ? status : null;
 }
 
-/** The text blocks of an error result, joined and cut to `MAX_UPSTREAM_TEXT` characters. */
-export function boundedText(content: unknown): string {
+/** The text blocks of an error result, joined. */
+function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [];
-  const text = blocks
+  return blocks
     .map((b) => (typeof b?.text === "string" ? (b.text as string) : ""))
     .filter((t) => t !== "")
     .join(" ");
+}
+
+/**
+ * The text blocks of an error result, joined, with secrets and card numbers redacted as the
+ * result rules redact them (the detail is answered and kept for replay), and cut to
+ * `MAX_UPSTREAM_TEXT` characters.
+ */
+export function boundedText(content: unknown): string {
+  const text = guardResult(textOf(content), EXCERPT_RULES);
+  if (text.blocked || typeof text.result !== "string") return "(withheld)";
+  return cutChars(text.result);
+}
+
+/** The rules an error text passes: secrets and card numbers redacted (src/core/upstream-excerpt.ts). */
+const EXCERPT_RULES = excerptRules(DEFAULT_RULES);
+
+function cutChars(text: string): string {
   if (text === "") return "(no text)";
   const chars = Array.from(text);
   return chars.length <= MAX_UPSTREAM_TEXT

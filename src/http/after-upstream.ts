@@ -31,7 +31,8 @@ export function noRetryLeft(
   const left = admitted.deadlineAt - Date.now();
   if (left >= p.timeoutMs) return execution;
   const detail = `${p.tool} was called and gave no usable answer (${execution.refusal.reason}), and the ${Math.max(0, left)} ms left before the run's deadline are less than a retry may take; whether it acted is unknown.`;
-  return { ok: false, refusal: refuse("upstream_outcome_unknown", detail) };
+  const reply = execution.reply === undefined ? {} : { reply: execution.reply };
+  return { ok: false, refusal: refuse("upstream_outcome_unknown", detail), ...reply };
 }
 
 /**

@@ -37,6 +37,7 @@ import { problemDetails } from "./problem.ts";
 import { readBody } from "./read-body.ts";
 import { redactionDigest } from "./redaction.ts";
 import { ledgerOf } from "./runs.ts";
+import { keptUpstream } from "./upstream-reply.ts";
 
 /** `POST /v1/runs/{run_id}/calls`: one proposed tool call through the whole fence. */
 export async function proposeCall(c: AppContext, ref: RunRef): Promise<Response> {
@@ -231,7 +232,9 @@ async function admitAndRun(
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = noRetryLeft(await run(c, ref, call, answer.deadlineAt), proposal, answer);
-  const outcome = keptForReplay(outcomeOf(execution, callId, "applied", route.cache), proposal);
+  const upstream = keptUpstream(execution, call, c.get("fence"), redactionDigest(c.env, c.req.raw));
+  const ran = { ...outcomeOf(execution, callId, "applied", route.cache), ...upstream };
+  const outcome = keptForReplay(ran, proposal);
   const settle = (o: Outcome) =>
     ledger.settle(ref, {
       callId,

@@ -8,6 +8,7 @@ import type { GatedCall, GateFailure } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
 import { type Digest, digestOfText, redactArgs, redactText } from "../core/redact.ts";
 import type { Result } from "../core/result.ts";
+import { cutUtf8 } from "../core/upstream-excerpt.ts";
 import type { Evidence } from "../ledger/protocol.ts";
 import { AUDIT_PAYLOAD_CAP } from "./limits.ts";
 
@@ -17,16 +18,8 @@ import { AUDIT_PAYLOAD_CAP } from "./limits.ts";
  * sequence would store U+FFFD instead of what was sent).
  */
 export function evidenceOf(contentType: string | null, text: string): Evidence {
-  // A UTF-16 code unit is at most 3 bytes of UTF-8: most bodies need no encoding to know.
-  if (text.length * 3 <= AUDIT_PAYLOAD_CAP) return { contentType, payload: text, truncated: false };
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength <= AUDIT_PAYLOAD_CAP)
-    return { contentType, payload: text, truncated: false };
-  let end = AUDIT_PAYLOAD_CAP;
-  // UTF-8 continuation bytes are 10xxxxxx (RFC 3629 §3): back up to the start of a character.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  const payload = new TextDecoder().decode(bytes.subarray(0, end));
-  return { contentType, payload, truncated: true };
+  const payload = cutUtf8(text, AUDIT_PAYLOAD_CAP);
+  return { contentType, payload, truncated: payload !== text };
 }
 
 /** The call's text as the audit may keep it, before the byte cap. */

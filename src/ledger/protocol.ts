@@ -88,6 +88,11 @@ export interface Outcome {
   cache: CacheStatus | null;
   /** What the result rules did to the answer, for its audit entry (rule, action, path). */
   note?: string | null;
+  /**
+   * What the tool answered, for a failure or escalation its answer decided: the redacted,
+   * bounded UpstreamAnswer as JSON (src/core/upstream-excerpt.ts), kept on the outcome's entry.
+   */
+  upstream?: string | null;
 }
 
 /** A call that passed the contract gate, for the ledger to decide (with its `timeoutMs`). */

@@ -5,6 +5,7 @@ import type { RunState } from "../core/admission.ts";
 import type { RunLimits } from "../core/limits.ts";
 import type { AuditPrincipal } from "../core/principal.ts";
 import type { Reason } from "../core/reasons.ts";
+import type { UpstreamAnswer } from "../core/shapes/audit.ts";
 import type {
   AuditDecision,
   AuditEntry,
@@ -66,6 +67,8 @@ export interface EntryDraft {
   uses: number | null;
   /** Who the entry's act is by, RFC 8785 JSON; null only for entries written before it was kept. */
   principal: string | null;
+  /** What the tool answered, for an outcome its answer decided: UpstreamAnswer as JSON, or null. */
+  upstream: string | null;
 }
 
 /** An `audit` row. */
@@ -196,6 +199,8 @@ export function auditEntry(row: AuditRow): AuditEntry {
     resolves: row.resolves ?? null,
     // Absent, not null, on an entry written before principals were kept: its hash stays as made.
     ...(row.principal == null ? {} : { principal: JSON.parse(row.principal) as AuditPrincipal }),
+    // Absent on an entry no answer of the tool decided, and on those written before it was kept.
+    ...(row.upstream == null ? {} : { upstream: JSON.parse(row.upstream) as UpstreamAnswer }),
     of: row.of ?? null,
     prev: row.prev ?? "",
     hash: row.hash ?? "",

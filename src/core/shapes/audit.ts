@@ -62,6 +62,35 @@ export const PrincipalSchema = v.variant("kind", [
   v.strictObject({ kind: v.literal("fence") }),
 ]);
 
+/**
+ * What an upstream answered when the call failed or escalated because of it: its status and a
+ * bounded, redacted excerpt of its text (src/core/upstream-excerpt.ts).
+ */
+export const UpstreamAnswerSchema = v.strictObject({
+  status: described(
+    v.nullable(v.pipe(v.number(), v.integer())),
+    "The HTTP status the tool answered with; null when no answer came (a timeout, a lost connection).",
+  ),
+  rpc_error_code: v.optional(
+    described(
+      v.pipe(v.number(), v.integer()),
+      "The JSON-RPC error code an MCP server answered with.",
+    ),
+  ),
+  is_error: v.optional(
+    described(v.literal(true), "Set when an MCP tool's result came back with `isError`."),
+  ),
+  excerpt: described(
+    v.string(),
+    "The answer's text, at most 2 KiB of UTF-8, cut on a character boundary, with the contract's sensitive fields and every secret or card number redacted.",
+  ),
+  bytes: described(Count, "The answer's full size in bytes, as read or as declared."),
+  truncated: described(v.boolean(), "Whether `excerpt` is less than the whole answer."),
+});
+
+/** What an upstream answered when the call failed or escalated because of it. */
+export type UpstreamAnswer = v.InferOutput<typeof UpstreamAnswerSchema>;
+
 /** One audit entry, as published. */
 export const AuditEntrySchema = v.strictObject({
   seq: described(Count, "Position in the run's log, strictly increasing."),
@@ -95,6 +124,12 @@ export const AuditEntrySchema = v.strictObject({
     ),
   ),
   note: described(v.nullable(v.string()), "The operator's note."),
+  upstream: v.optional(
+    described(
+      UpstreamAnswerSchema,
+      "For an outcome the tool's answer (or its silence) decided, a retry or an escalation: what it answered. Covered by the hash; absent on other entries.",
+    ),
+  ),
   resolves: described(v.nullable(Count), "The escalation (its seq) this entry resolves."),
   of: described(
     v.nullable(Count),

@@ -34,6 +34,8 @@ export interface AuditDraft {
   uses?: number | null;
   /** Who the act is by, RFC 8785 JSON; unset, the ledger's method names its caller's. */
   principal?: string | null;
+  /** What the tool answered, UpstreamAnswer as JSON, for an outcome its answer decided. */
+  upstream?: string | null;
 }
 
 /** The log's row for a draft; `run` is the row after the decision, for the budget after. */
@@ -61,5 +63,6 @@ export function entryOf(d: AuditDraft, run: RunRow): EntryDraft {
     resolves: d.resolves ?? null,
     uses: d.uses ?? null,
     principal: d.principal ?? null,
+    upstream: d.upstream ?? null,
   };
 }

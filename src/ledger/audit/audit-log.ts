@@ -54,6 +54,7 @@ export const AUDIT_COLUMNS = [
   "hash",
   "uses",
   "principal",
+  "upstream",
 ] as const;
 
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})

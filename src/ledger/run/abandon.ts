@@ -66,6 +66,7 @@ export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
     resolves: null,
     uses: null,
     principal: null,
+    upstream: null,
   };
 }
 

@@ -42,6 +42,7 @@ export function settleCall(
       cache: outcome.cache,
       duration_ms: s.durationMs,
       note: late ? `${SETTLED_AFTER_HALT} (outcome: ${outcome.decision})` : (outcome.note ?? null),
+      upstream: outcome.upstream ?? null,
     },
     run,
     open.seq,

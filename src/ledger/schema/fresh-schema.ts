@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 1 migration steps. */
+/** The RunLedger's schema after its 2 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 1,
+  steps: 2,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -79,7 +79,7 @@ CREATE TABLE audit (
      hash TEXT NOT NULL,
      uses INTEGER,
      principal TEXT
-   );
+   , upstream TEXT);
 CREATE TRIGGER audit_appended AFTER INSERT ON audit
      WHEN NEW.decision = 'pending' OR NEW.of IS NOT NULL BEGIN
      INSERT INTO open_call (seq, call_id, lease_expires_at)

@@ -129,4 +129,6 @@ export const MIGRATIONS: readonly string[] = [
      archived_at INTEGER NOT NULL,
      trimmed INTEGER NOT NULL DEFAULT 0
    );`,
+  // What the tool answered, on the outcome entry of a call its answer failed or escalated.
+  "ALTER TABLE audit ADD COLUMN upstream TEXT",
 ];

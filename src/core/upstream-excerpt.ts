@@ -1,0 +1,168 @@
+/**
+ * What the fence keeps of an upstream's answer when a call fails or escalates because of it:
+ * its status and a bounded excerpt of its text, redacted as the audit redacts a call (the
+ * contract's sensitive fields, and every value of them the call sent) and as the result rules
+ * redact an answer (secrets and payment cards always), so an error body that echoes a token is
+ * never stored. Pure: the digest is passed in, as for the payload (redact.ts).
+ */
+import { canonicalize } from "./canonical.ts";
+import type { ToolContract } from "./contract.ts";
+import type { ResolvedRules } from "./guardrails/rules.ts";
+import { guardResult } from "./guardrails/scan.ts";
+import { type Digest, redactedValue } from "./redact.ts";
+import type { UpstreamAnswer } from "./shapes/audit.ts";
+
+export type { UpstreamAnswer };
+
+/** Most UTF-8 bytes of an upstream's answer the audit keeps. */
+export const UPSTREAM_EXCERPT_MAX_BYTES = 2_048;
+
+/** An upstream's failed answer as it came, held in memory only until it is excerpted. */
+export interface UpstreamReply {
+  /** The HTTP status it answered with, or null when no answer came (a timeout, a lost connection). */
+  status: number | null;
+  /** The JSON-RPC error code of an MCP server's error answer. */
+  rpcCode?: number;
+  /** Set when an MCP tool's result came back with `isError`. */
+  isError?: boolean;
+  /** The answer's text, or its beginning when it was not read whole; null when none was read. */
+  text: string | null;
+  /**
+   * The answer's size in bytes when `text` is only its beginning (as far as it was read, or as
+   * its Content-Length declared); absent when `text` is the whole answer.
+   */
+  bytes?: number;
+}
+
+/** What the call sent and what its tool's rules are: what the excerpt is redacted by. */
+export interface ExcerptScope {
+  /** The tool's contract: its `sensitive` fields. */
+  contract: ToolContract;
+  /** The validated arguments sent: a sensitive value among them is never kept. */
+  args: unknown;
+  /** The tool's result rules (src/core/guardrails/of-fence.ts). */
+  rules: ResolvedRules;
+  /** The keyed digest a sensitive value becomes. */
+  digest: Digest;
+}
+
+/** The reply as the audit keeps it: status, the redacted text cut to its bound, its full size. */
+export function upstreamExcerpt(reply: UpstreamReply, scope: ExcerptScope): UpstreamAnswer {
+  const redacted = reply.text === null ? "" : redactedText(reply.text, scope);
+  const excerpt = cutUtf8(redacted, UPSTREAM_EXCERPT_MAX_BYTES);
+  const read = reply.text === null ? 0 : utf8Length(reply.text);
+  // An oversized answer's text is only its beginning: its size is what was seen of it.
+  const bytes = reply.bytes ?? read;
+  return {
+    status: reply.status,
+    ...(reply.rpcCode === undefined ? {} : { rpc_error_code: reply.rpcCode }),
+    ...(reply.isError === true ? { is_error: true } : {}),
+    excerpt,
+    bytes,
+    truncated: excerpt.length < redacted.length || read < bytes,
+  };
+}
+
+/**
+ * The rules an excerpt passes: whatever the tool's rules redact or block is redacted (an
+ * excerpt cannot be withheld, and is kept in any case), secrets and payment cards always, in
+ * every field; a flag changes nothing kept, so it is left out.
+ */
+export function excerptRules(rules: ResolvedRules): ResolvedRules {
+  const out: Record<string, ResolvedRules[keyof ResolvedRules]> = {};
+  for (const [name, rule] of Object.entries(rules)) {
+    const always = name === "secrets" || name === "payment_card";
+    const redacts =
+      name !== "oversized_field" && (rule.action === "redact" || rule.action === "block");
+    out[name] = { ...rule, action: always || redacts ? "redact" : "allow", fields: null };
+  }
+  return out as unknown as ResolvedRules;
+}
+
+function redactedText(text: string, scope: ExcerptScope): string {
+  const rules = excerptRules(scope.rules);
+  const parsed = parsedJson(text);
+  const shaped =
+    parsed === undefined ? text : JSON.stringify(guarded(bySensitiveName(parsed, scope), rules));
+  return guarded(withoutSentValues(shaped, scope), rules) as string;
+}
+
+/** The value after `rules`; a value they would block is redacted instead (excerptRules). */
+function guarded(value: unknown, rules: ResolvedRules): unknown {
+  const out = guardResult(value, rules);
+  return out.blocked ? "[redacted]" : out.result;
+}
+
+/** The answer as JSON when it is a JSON object or array, else undefined. */
+function parsedJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` with every member named as one of the contract's sensitive fields redacted, at any depth. */
+function bySensitiveName(value: unknown, scope: ExcerptScope): unknown {
+  const names = scope.contract.sensitive ?? [];
+  if (names.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v !== "object" || v === null) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) {
+      out[k] = names.includes(k) ? redactedValue(item, scope.digest) : walk(item);
+    }
+    return out;
+  };
+  return walk(value);
+}
+
+/**
+ * `text` with every sensitive value the call sent replaced by its digest wherever it appears,
+ * as sent or as JSON escapes it: an error text may repeat it outside any named field.
+ */
+function withoutSentValues(text: string, scope: ExcerptScope): string {
+  const names = scope.contract.sensitive ?? [];
+  const args = scope.args;
+  if (names.length === 0 || typeof args !== "object" || args === null) return text;
+  let out = text;
+  for (const name of names) {
+    if (!Object.hasOwn(args, name)) continue;
+    const value = (args as Record<string, unknown>)[name];
+    const replacement = redactedValue(value, scope.digest);
+    for (const needle of needlesOf(value)) out = out.split(needle).join(replacement);
+  }
+  return out;
+}
+
+/** The forms a sent value takes in a text: a string as it is and JSON-escaped; else its JSON. */
+function needlesOf(value: unknown): string[] {
+  if (typeof value === "string") {
+    const escaped = JSON.stringify(value).slice(1, -1);
+    return [value, escaped].filter((n, i, all) => n !== "" && all.indexOf(n) === i);
+  }
+  if (typeof value === "number" || (typeof value === "object" && value !== null)) {
+    return [canonicalize(value) ?? ""].filter((n) => n !== "");
+  }
+  return [];
+}
+
+const encoder = new TextEncoder();
+
+function utf8Length(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** `text` cut to at most `max` UTF-8 bytes on a code point boundary (RFC 3629 §3). */
+export function cutUtf8(text: string, max: number): string {
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: most texts need no encoding to know.
+  if (text.length * 3 <= max) return text;
+  const bytes = encoder.encode(text);
+  if (bytes.byteLength <= max) return text;
+  let end = max;
+  // UTF-8 continuation bytes are 10xxxxxx: back up to the start of a character.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}
