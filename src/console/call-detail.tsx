@@ -39,6 +39,7 @@ const DECISION_WORDS: Record<AuditDecision, string> = {
   abandoned: "Abandoned: the worker that ran it never settled it within its lease.",
   approval_requested: "Sent to a person for approval.",
   approved: "A person approved the call.",
+  approval_vote: "A person approved the call; the rule asks for more approvers first.",
   denied: "A person denied the call.",
   escalation_retry_allowed: "A person resolved the escalation: the same key may run once more.",
   escalation_closed: "A person closed the escalation.",

@@ -11,28 +11,79 @@ import type { ApprovalStatus } from "./shapes/approval.ts";
 const RuleName = v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,64}$/));
 const ArgName = v.pipe(v.string(), v.minLength(1));
 
+/** The most distinct approvers a rule may ask for. */
+export const MAX_QUORUM = 10;
+
+/**
+ * Who may decide an approval a rule asks for: `operators` (any operator key or signed-in
+ * operator of the tenant), or the people named, each by email or `sub:<subject>` as the
+ * policy's `operators.allow` names them; an operator key is then no one's and cannot decide.
+ */
+const ApproversSchema = v.union([
+  v.literal("operators"),
+  v.strictObject({
+    people: v.pipe(
+      v.array(v.pipe(v.string(), v.minLength(3), v.maxLength(255))),
+      v.minLength(1),
+      v.maxLength(100),
+    ),
+  }),
+]);
+
+/** Who may decide, how many distinct approvals make the grant, and whether the proposer may. */
+const Deciders = {
+  approvers: v.optional(ApproversSchema, "operators"),
+  quorum: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_QUORUM)), 1),
+  self_approval: v.optional(v.boolean(), false),
+};
+
 /**
  * One approval rule under `tools.<name>.approval`. A rule asks when it matches: `always`,
  * an argument whose value is one of `in`, a number `above` a bound, a string that
- * `matches` a pattern, or once the run has made `after_paid_calls` paid calls.
+ * `matches` a pattern, or once the run has made `after_paid_calls` paid calls. Each may say
+ * who decides (`approvers`), how many must approve (`quorum`) and whether the person whose
+ * agent proposed the call may approve it (`self_approval`).
  */
 export const ApprovalRuleSchema = v.union([
-  v.strictObject({ name: RuleName, always: v.literal(true) }),
+  v.strictObject({ name: RuleName, always: v.literal(true), ...Deciders }),
   v.strictObject({
     name: RuleName,
     arg: ArgName,
     in: v.pipe(v.array(v.union([v.string(), v.number(), v.boolean()])), v.minLength(1)),
+    ...Deciders,
   }),
-  v.strictObject({ name: RuleName, arg: ArgName, above: v.number() }),
-  v.strictObject({ name: RuleName, arg: ArgName, matches: v.pipe(v.string(), v.minLength(1)) }),
+  v.strictObject({ name: RuleName, arg: ArgName, above: v.number(), ...Deciders }),
+  v.strictObject({
+    name: RuleName,
+    arg: ArgName,
+    matches: v.pipe(v.string(), v.minLength(1)),
+    ...Deciders,
+  }),
   v.strictObject({
     name: RuleName,
     after_paid_calls: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    ...Deciders,
   }),
 ]);
 
-/** A validated approval rule. */
-export type ApprovalRule = v.InferOutput<typeof ApprovalRuleSchema>;
+/** A validated approval rule (its deciders' options may be left to their defaults). */
+export type ApprovalRule = v.InferInput<typeof ApprovalRuleSchema>;
+
+/** A rule's deciders: who, how many, and whether the proposer may approve. */
+export interface RuleDeciders {
+  approvers: "operators" | { people: string[] };
+  quorum: number;
+  self_approval: boolean;
+}
+
+/** A rule's deciders, with the defaults: any operator, one approval, not the proposer. */
+export function decidersOf(rule: ApprovalRule): RuleDeciders {
+  return {
+    approvers: rule.approvers ?? "operators",
+    quorum: rule.quorum ?? 1,
+    self_approval: rule.self_approval ?? false,
+  };
+}
 
 /** The argument a rule reads, or null for `always` and `after_paid_calls`. */
 export function ruleArg(rule: ApprovalRule): string | null {
@@ -46,6 +97,27 @@ export function describeRule(rule: ApprovalRule): string {
   if ("in" in rule) return `${rule.arg} in ${JSON.stringify(rule.in)}`;
   if ("above" in rule) return `${rule.arg} > ${rule.above}`;
   return `${rule.arg} matches /${rule.matches}/`;
+}
+
+/** Who decides a rule's approvals, in words, for the policy report. */
+export function describeDeciders(rule: ApprovalRule): string {
+  const d = decidersOf(rule);
+  const who =
+    d.approvers === "operators" ? "operators" : `people ${JSON.stringify(d.approvers.people)}`;
+  const self = d.self_approval ? "the proposer may approve" : "not the proposer";
+  return `decided by ${who}; quorum ${d.quorum}; ${self}`;
+}
+
+/** A quorum the named approvers cannot reach is a policy error, found by `loadFence`. */
+export function decidersProblem(rule: ApprovalRule): string | null {
+  const d = decidersOf(rule);
+  if (d.approvers === "operators") return null;
+  const named = new Set(d.approvers.people.map((p) => p.toLowerCase()));
+  if (named.size < d.approvers.people.length) return "a person is named twice";
+  if (d.quorum > named.size) {
+    return `quorum ${d.quorum} is more than the ${named.size} people named`;
+  }
+  return null;
 }
 
 /** A pattern that does not compile is a policy error, found by `loadFence`. */
@@ -98,6 +170,12 @@ export interface ApprovalState {
   policyVersion: string;
   /** The operator's note, once decided. */
   note: string | null;
+  /** The name of the rule that asked. */
+  rule?: string;
+  /** The fingerprint of an approver's edit of the arguments: the grant then binds only it. */
+  editedFingerprint?: string | null;
+  /** The edited arguments, JSON text, when an approver edited them. */
+  editedArgs?: string | null;
 }
 
 /** What an approval does for a call that a rule asks about. */
@@ -108,18 +186,24 @@ export type GrantDecision =
   | { kind: "wait"; id: string; requestedAt: number; expiresAt: number }
   /** Approved: consume the grant and admit the call, in one transaction. */
   | { kind: "consume"; id: string }
-  /** Denied or expired; `expire` names an approval to mark expired as it is reported. */
-  | { kind: "refuse"; id: string; refusal: Refusal; expire: boolean };
+  /**
+   * Denied, expired, or approved with other arguments (`editedArgs`, JSON text); `expire` names
+   * an approval to mark expired as it is reported.
+   */
+  | { kind: "refuse"; id: string; refusal: Refusal; expire: boolean; editedArgs?: string };
 
 /**
  * Whether the latest approval for this tool, payload fingerprint and key admits the call now. A
  * consumed grant is spent (single use), an expired one is reported once and then asked anew,
- * and a grant made under another policy version binds nothing.
+ * and a grant made under another policy version binds nothing. A grant an approver edited
+ * admits only the edited payload (`fingerprint` is the call's): the call as first proposed is
+ * refused with the edited arguments, so the agent proposes those.
  */
 export function grantFor(
   latest: ApprovalState | null,
   policyVersion: string,
   now: number,
+  fingerprint?: string,
 ): GrantDecision {
   if (latest === null || latest.status === "consumed" || latest.status === "expired") {
     return { kind: "ask" };
@@ -143,6 +227,18 @@ export function grantFor(
   if (latest.status === "pending") {
     return { kind: "wait", id, requestedAt: latest.requestedAt, expiresAt: latest.expiresAt };
   }
+  const edited = latest.editedFingerprint ?? null;
+  if (edited !== null && fingerprint !== undefined && fingerprint !== edited) {
+    const args = latest.editedArgs ?? "{}";
+    const detail = `Approval ${id} was approved with edited arguments: propose the call again with the same idempotency key and these arguments: ${args}`;
+    return {
+      kind: "refuse",
+      id,
+      expire: false,
+      refusal: refuse("approval_edited", detail),
+      editedArgs: args,
+    };
+  }
   return { kind: "consume", id };
 }
 
@@ -157,6 +253,75 @@ export function decidable(state: ApprovalState, now: number): Refusal | null {
   if (now >= state.expiresAt) {
     const when = new Date(state.expiresAt).toISOString();
     return refuse("approval_expired", `Approval ${state.id} expired at ${when}.`);
+  }
+  return null;
+}
+
+/** A person as an act or a call names them: their issuer, subject and email, if known. */
+export interface PersonId {
+  iss: string;
+  sub: string;
+  email?: string;
+}
+
+/** Who decides an approval: a stable id (one approval each) and the person, if one. */
+export interface Decider {
+  /** `key:<key id>` (`key:development` for the development key) or `person:<iss> <sub>`. */
+  id: string;
+  /** The person signed in, or null for an operator key. */
+  person: PersonId | null;
+}
+
+/** The decider of a principal: a person by issuer and subject, a key by its id. */
+export function deciderOf(
+  principal: { kind: string; key_id?: string | null; iss?: string; sub?: string; email?: string },
+  actor: string,
+): Decider {
+  if (principal.kind === "person" && principal.iss !== undefined && principal.sub !== undefined) {
+    const person: PersonId = { iss: principal.iss, sub: principal.sub };
+    if (principal.email !== undefined) person.email = principal.email;
+    return { id: `person:${principal.iss} ${principal.sub}`, person };
+  }
+  if (principal.kind === "key")
+    return { id: `key:${principal.key_id ?? "development"}`, person: null };
+  return { id: `key:${actor}`, person: null };
+}
+
+function named(people: readonly string[], person: PersonId): boolean {
+  if (people.includes(`sub:${person.sub}`)) return true;
+  const email = person.email?.toLowerCase();
+  return email !== undefined && people.some((p) => p.toLowerCase() === email);
+}
+
+/**
+ * Whether this decider may decide an approval the rule asked for, of a call proposed by
+ * `proposer` (the person whose agent proposed it; null when no person is known), or why not.
+ */
+export function mayDecide(
+  rule: ApprovalRule,
+  decider: Decider,
+  proposer: PersonId | null,
+  id: string,
+): Refusal | null {
+  const d = decidersOf(rule);
+  if (d.approvers !== "operators") {
+    if (decider.person === null) {
+      const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names; an operator key is no one of them. Sign in to the console as one of them.`;
+      return refuse("approver_not_allowed", detail);
+    }
+    if (!named(d.approvers.people, decider.person)) {
+      const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names, and you are not one of them.`;
+      return refuse("approver_not_allowed", detail);
+    }
+  }
+  const self =
+    proposer !== null &&
+    decider.person !== null &&
+    proposer.iss === decider.person.iss &&
+    proposer.sub === decider.person.sub;
+  if (self && !d.self_approval) {
+    const detail = `Approval ${id}: your own agent proposed this call, and rule ${rule.name} does not let the proposer approve it; another approver must.`;
+    return refuse("self_approval_not_allowed", detail);
   }
   return null;
 }

@@ -2,7 +2,7 @@
  * `npm run policy -- check` in the core: the policy text checked with the contracts, and
  * the reviewer's table of every tool's brakes.
  */
-import { describeRule } from "./approval.ts";
+import { describeDeciders, describeRule } from "./approval.ts";
 import { catalogue } from "./catalogue.ts";
 import type { ToolContract } from "./contract.ts";
 import { resultRulesLines } from "./guardrails/rules-report.ts";
@@ -124,7 +124,9 @@ function auditLines(fence: Fence): string[] {
 /** Every approval rule, or a line saying no call needs a person. */
 function approvalLines(fence: Fence): string[] {
   const rules = Object.entries(fence.policy.tools).flatMap(([tool, rule]) =>
-    (rule.approval ?? []).map((r) => `  ${tool}: ${r.name} (${describeRule(r)})`),
+    (rule.approval ?? []).map(
+      (r) => `  ${tool}: ${r.name} (${describeRule(r)}; ${describeDeciders(r)})`,
+    ),
   );
   const { policy } = fence;
   const ttl = `approvals wait and grants last ${policy.approval_ttl_ms} ms`;

@@ -3,7 +3,13 @@
  * the fence reads from it (limits per tenant, per-target rules, the caller's tools).
  */
 import * as v from "valibot";
-import { type ApprovalRule, ApprovalRuleSchema, patternProblem, ruleArg } from "./approval.ts";
+import {
+  type ApprovalRule,
+  ApprovalRuleSchema,
+  decidersProblem,
+  patternProblem,
+  ruleArg,
+} from "./approval.ts";
 import type { ToolContract } from "./contract.ts";
 import { ResultRulesSchema, resultRulesProblems } from "./guardrails/rules.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
@@ -217,6 +223,13 @@ function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContrac
       problems.push(`policy.tools.${name}.per_target.arg: "${arg}" is marked sensitive`);
     }
     problems.push(...approvalProblems(name, rule.approval ?? [], args));
+    (rule.approval ?? []).forEach((r, i) => {
+      // Named people decide through the console's sign-in, which `operators` turns on.
+      if ((r.approvers ?? "operators") !== "operators" && policy.operators === undefined) {
+        const at = `policy.tools.${name}.approval.${i}.approvers`;
+        problems.push(`${at}: names people, but the policy names no operators to sign in`);
+      }
+    });
   }
   return problems;
 }
@@ -238,6 +251,8 @@ function approvalProblems(
     }
     const pattern = patternProblem(rule);
     if (pattern !== null) problems.push(`${at}.matches: ${pattern}`);
+    const deciders = decidersProblem(rule);
+    if (deciders !== null) problems.push(`${at}.approvers: ${deciders}`);
   });
   return problems;
 }

@@ -31,6 +31,10 @@ export type Reason =
   | "approval_expired"
   | "approval_cap_exhausted"
   | "approval_already_decided"
+  | "approval_already_decided_by_you"
+  | "approver_not_allowed"
+  | "self_approval_not_allowed"
+  | "approval_edited"
   | "escalation_already_resolved"
   | "upstream_timeout"
   | "upstream_unavailable"
@@ -151,6 +155,26 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 409,
     decision: "block",
     title: "This approval was already decided",
+  },
+  approval_already_decided_by_you: {
+    status: 409,
+    decision: "block",
+    title: "You already approved this; another approver must",
+  },
+  approver_not_allowed: {
+    status: 403,
+    decision: "block",
+    title: "The approval rule does not let you decide this approval",
+  },
+  self_approval_not_allowed: {
+    status: 403,
+    decision: "block",
+    title: "The person whose agent proposed a call may not approve it",
+  },
+  approval_edited: {
+    status: 409,
+    decision: "block",
+    title: "The call was approved with other arguments; propose those",
   },
   escalation_already_resolved: {
     status: 409,

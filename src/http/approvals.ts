@@ -5,11 +5,16 @@
  */
 import * as v from "valibot";
 import type { ApprovalStatus } from "../core/approval.ts";
+import { fingerprint } from "../core/canonical.ts";
 import { parseStrictJson } from "../core/json.ts";
+import { pathArgIssues } from "../core/path-args.ts";
+import type { Fence } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
+import { redactArgs } from "../core/redact.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type Approval, ApprovalStatusSchema } from "../core/shapes/approval.ts";
 import { ResolutionKindSchema } from "../core/shapes/audit.ts";
+import { validateArgs } from "../core/validate.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -17,11 +22,13 @@ import type {
   OperatorDecision,
 } from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import type { ApprovalEdit } from "../ledger/run/operator.ts";
 import { recordApprovalDecided } from "../telemetry/index.ts";
 import type { AppContext } from "./context.ts";
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX, MAX_JSON_DEPTH, MAX_LIMITS_BYTES } from "./limits.ts";
 import { problem } from "./problem.ts";
 import { readBody } from "./read-body.ts";
+import { redactionDigest } from "./redaction.ts";
 import { ledgerOf, unseen } from "./runs.ts";
 
 const STATUSES: readonly ApprovalStatus[] = ApprovalStatusSchema.options;
@@ -30,11 +37,59 @@ export const APPROVAL_ID = /^apr_[0-9a-f]{32}$/;
 /** An operator's note on a decision or a resolution. */
 export const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
 
-/** `POST /v1/runs/{id}/approvals/{approval_id}`. */
-export const DecisionSchema = v.strictObject({
-  decision: v.picklist(["approve", "deny"]),
-  note: Note,
-});
+/**
+ * `POST /v1/runs/{id}/approvals/{approval_id}`; `args`, only with `approve`, edits the call's
+ * arguments (checked against the tool's contract by `editOf`).
+ */
+export const DecisionSchema = v.pipe(
+  v.strictObject({
+    decision: v.picklist(["approve", "deny"]),
+    note: Note,
+    args: v.optional(v.unknown()),
+  }),
+  v.check(
+    (body) => body.args === undefined || body.decision === "approve",
+    "args may be sent only with decision approve",
+  ),
+);
+
+/**
+ * An approver's edit of approval `id`'s arguments, through the same contract gate as a call
+ * (no coercion, no unknown keys, safe URL path arguments) and fingerprinted as a call is; or
+ * why not (a `400` naming the issues).
+ */
+export async function editOf(
+  env: Env,
+  request: Request,
+  fence: Fence,
+  ref: RunRef,
+  id: string,
+  args: unknown,
+): Promise<Result<ApprovalEdit, Refusal>> {
+  const approval = (await ledgerOf(env, ref).approvals(null))?.find((a) => a.approval_id === id);
+  if (approval === undefined) return err(refuse("not_found", `Run has no approval ${id}.`));
+  const contract = fence.tools.get(approval.tool);
+  if (contract === undefined) {
+    return err(refuse("malformed_payload", `${approval.tool} is no longer a tool of this fence.`));
+  }
+  if ((contract.sensitive ?? []).length > 0) {
+    const detail = `${contract.name} has sensitive arguments, which approvals keep only redacted: its approvals cannot be edited.`;
+    return err(refuse("malformed_payload", detail));
+  }
+  const valid = validateArgs(contract, args);
+  if (!valid.ok) {
+    const detail = `The edited args break ${contract.name}'s contract: ${valid.error.detail}`;
+    return err(refuse("malformed_payload", detail, valid.error.issues));
+  }
+  const unsafe = pathArgIssues(contract, valid.value);
+  if (unsafe.length > 0) {
+    const names = unsafe.map((i) => i.path).join(", ");
+    return err(refuse("malformed_payload", `Unsafe URL path argument: ${names}`, unsafe));
+  }
+  const digest = redactionDigest(env, request);
+  const print = await fingerprint(contract.name, redactArgs(contract, valid.value, digest));
+  return ok({ args: JSON.stringify(valid.value), fingerprint: print });
+}
 
 /** `POST /v1/runs/{id}/escalations/{seq}`. */
 export const ResolutionSchema = v.strictObject({
@@ -88,7 +143,13 @@ export async function decideApproval(c: AppContext, ref: RunRef): Promise<Respon
   const read = await readAct(c, DecisionSchema);
   if (!read.ok) return problem(read.error);
   const { body, act } = read.value;
-  const answer = await applyDecision(c.env, ref, id, body.decision, act);
+  let edit: ApprovalEdit | undefined;
+  if (body.args !== undefined) {
+    const edited = await editOf(c.env, c.req.raw, c.get("fence"), ref, id, body.args);
+    if (!edited.ok) return problem(edited.error, { approval_id: id });
+    edit = edited.value;
+  }
+  const answer = await applyDecision(c.env, ref, id, body.decision, act, edit);
   if (answer.kind === "refuse") return problem(answer.refusal, { approval_id: id });
   return c.json(published(answer.approval));
 }
@@ -103,8 +164,9 @@ export async function applyDecision(
   id: string,
   decision: OperatorDecision,
   act: OperatorAct,
+  edit?: ApprovalEdit,
 ): Promise<DecideAnswer> {
-  const answer = await ledgerOf(env, ref).decide(id, decision, act);
+  const answer = await ledgerOf(env, ref).decide(id, decision, act, edit);
   if (answer.kind === "refuse") return answer;
   const a = answer.approval;
   await env.TENANT_INDEX.getByName(ref.tenant).noteApproval({
@@ -122,7 +184,8 @@ export async function applyDecision(
 
 /** An approval as operators read it: its arguments as JSON, not JSON text. */
 function published(a: ApprovalView): Approval {
-  return { ...a, args: JSON.parse(a.args) as unknown };
+  const edited = a.edited_args === null ? null : (JSON.parse(a.edited_args) as unknown);
+  return { ...a, args: JSON.parse(a.args) as unknown, edited_args: edited };
 }
 
 /** `POST /v1/runs/{id}/escalations/{seq}` with `{"resolution","note"}`. */

@@ -226,7 +226,14 @@ async function admitAndRun(
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
     const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
-    return refused(answer.refusal, { call_id: callId, budget: answer.budget, ...approval });
+    const edited =
+      answer.editedArgs === undefined ? {} : { edited_args: JSON.parse(answer.editedArgs) };
+    return refused(answer.refusal, {
+      call_id: callId,
+      budget: answer.budget,
+      ...approval,
+      ...edited,
+    });
   }
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);

@@ -44,6 +44,7 @@ import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./run/aban
 import type { HaltView, SettleAnswer } from "./run/halt-types.ts";
 import { openRun } from "./run/open-run.ts";
 import {
+  type ApprovalEdit,
   decide,
   halt,
   type LedgerScope,
@@ -243,9 +244,14 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** An operator approves or denies a pending approval of this run, once. */
-  decide(id: string, decision: OperatorDecision, act: OperatorAct): DecideAnswer {
+  decide(
+    id: string,
+    decision: OperatorDecision,
+    act: OperatorAct,
+    edit?: ApprovalEdit,
+  ): DecideAnswer {
     return this.asOperator(act.principal, (s) =>
-      decide(s, id, decision, act, s.fence.policy.approval_ttl_ms),
+      decide(s, id, decision, act, s.fence.policy.approval_ttl_ms, edit),
     );
   }
 
@@ -335,7 +341,7 @@ export class RunLedger extends DurableObject<Env> {
    */
   private scope(run: RunRow, now: number): LedgerScope {
     const append = (d: AuditDraft, r: RunRow) => this.log(entryOf(d, r), r, null);
-    return { sql: this.sql, append, run, now, fence: this.fence };
+    return { sql: this.sql, append, run, now, fence: this.fence, principal: this.acting };
   }
 
   /**

@@ -141,7 +141,14 @@ export type LedgerAnswer =
     }
   | { kind: "replay"; status: number; body: string; budget: BudgetView }
   | { kind: "approval"; approval: ApprovalTicket; budget: BudgetView }
-  | { kind: "refuse"; refusal: Refusal; budget: BudgetView; approvalId?: string };
+  | {
+      kind: "refuse";
+      refusal: Refusal;
+      budget: BudgetView;
+      approvalId?: string;
+      /** The arguments an approver edited the call to (JSON text): propose those instead. */
+      editedArgs?: string;
+    };
 
 /** Closing a call the ledger admitted. */
 export interface Settlement {

@@ -57,6 +57,22 @@ export const ApprovalSchema = v.strictObject({
   ),
   note: described(v.nullable(v.string()), "The operator's note."),
   consumed_by_call: described(v.nullable(v.string()), "The call that used the grant."),
+  edited_args: described(
+    v.nullable(v.unknown()),
+    "The arguments as an approver edited them (null: not edited); the grant then binds these, and `args` stays as proposed.",
+  ),
+  edited_fingerprint: described(
+    v.nullable(v.string()),
+    "The edited payload's fingerprint: the grant admits only this payload.",
+  ),
+  quorum: described(
+    v.pipe(v.number(), v.integer(), v.minValue(1)),
+    "How many distinct approvers must approve before the grant exists.",
+  ),
+  approvals: described(
+    v.array(v.strictObject({ by: v.string(), at: Timestamp })),
+    "The approvals given so far to the current arguments: who (as `decided_by` names them) and when.",
+  ),
 });
 
 /** An approval as operators read it, with what its grant binds. */

@@ -25,6 +25,7 @@ export const AuditDecisionSchema = v.picklist([
   "abandoned",
   "approval_requested",
   "approved",
+  "approval_vote",
   "denied",
   "escalation_retry_allowed",
   "escalation_closed",

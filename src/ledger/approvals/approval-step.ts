@@ -51,10 +51,15 @@ export function approvalStep(
   const shown = draft.auditArgs ?? draft.args;
   const rules = approvalRulesOf(s.fence, tool);
   if (rules.length === 0) return { approvalId: null };
-  const rule = askingRule(rules, JSON.parse(draft.args), s.run.paid_used);
+  const fingerprint = draft.fingerprint ?? "";
+  const latest = latestApproval(s.sql, tool, fingerprint, key);
+  // An approver's edit is not asked about again: its grant decides, whatever the rules say.
+  const editOf = latest !== null && latest.editedFingerprint === fingerprint ? latest : null;
+  const asking = askingRule(rules, JSON.parse(draft.args), s.run.paid_used);
+  const rule =
+    editOf === null ? asking : (asking ?? { name: editOf.rule ?? "", always: true as const });
   if (rule === null) return { approvalId: null };
-  const latest = latestApproval(s.sql, tool, draft.fingerprint ?? "", key);
-  const grant = grantFor(latest, version, s.now);
+  const grant = grantFor(latest, version, s.now, fingerprint);
   if (grant.kind === "consume") {
     consumeApproval(s.sql, grant.id, draft.callId);
     return { approvalId: grant.id };
@@ -65,7 +70,8 @@ export function approvalStep(
     const { reason } = grant.refusal;
     const { decision, status } = DECISION_TABLE[reason];
     s.append({ ...draft, decision, reason, status, approvalId: grant.id }, s.run);
-    return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id };
+    const edited = grant.editedArgs === undefined ? {} : { editedArgs: grant.editedArgs };
+    return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id, ...edited };
   }
   const created = grant.kind === "ask";
   const ttlMs = s.fence.policy.approval_ttl_ms;
@@ -80,7 +86,16 @@ export function approvalStep(
   }
   const opened = created
     ? {
-        id: openApproval(s.sql, { ...draft, args: shown, key, rule, version, now, ttlMs }),
+        id: openApproval(s.sql, {
+          ...draft,
+          args: shown,
+          key,
+          rule,
+          version,
+          now,
+          ttlMs,
+          proposer: s.principal ?? null,
+        }),
         requestedAt: now,
         expiresAt: now + ttlMs,
       }

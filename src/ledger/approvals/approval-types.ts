@@ -11,7 +11,10 @@ import type { Evidence } from "../protocol.ts";
  * An approval as published to operators (`GET /v1/runs/{id}/approvals`), its validated
  * arguments as JSON text: RPC types stay flat.
  */
-export type ApprovalView = Omit<Approval, "args"> & { args: string };
+export type ApprovalView = Omit<Approval, "args" | "edited_args"> & {
+  args: string;
+  edited_args: string | null;
+};
 
 /** An operator acting on an approval or an escalation. */
 export interface OperatorAct {

@@ -3,7 +3,13 @@
  * state changes an operator or a consuming call makes. Every function runs inside the
  * caller's `transactionSync`; the decisions themselves are the pure ones in core/approval.ts.
  */
-import type { ApprovalRule, ApprovalState, ApprovalStatus } from "../../core/approval.ts";
+import {
+  type ApprovalRule,
+  type ApprovalState,
+  type ApprovalStatus,
+  decidersOf,
+  type PersonId,
+} from "../../core/approval.ts";
 import type { ApprovalView } from "./approval-types.ts";
 
 /** An `approval` row. */
@@ -24,6 +30,10 @@ interface ApprovalRow {
   decided_by: string | null;
   note: string | null;
   consumed_by_call: string | null;
+  proposer: string | null;
+  edited_args: string | null;
+  edited_fingerprint: string | null;
+  quorum: number;
 }
 
 function stateOf(row: ApprovalRow): ApprovalState {
@@ -34,12 +44,16 @@ function stateOf(row: ApprovalRow): ApprovalState {
     expiresAt: row.expires_at,
     policyVersion: row.policy_version,
     note: row.note,
+    rule: row.rule,
+    editedFingerprint: row.edited_fingerprint,
+    editedArgs: row.edited_args,
   };
 }
 
 /**
  * The latest approval asked for this tool, payload and idempotency key (null for a call without
- * one), or null: a grant admits the intent the approver was shown, never another key's.
+ * one), or approved for this payload as an approver's edit, or null: a grant admits the intent
+ * the approver was shown, never another key's.
  */
 export function latestApproval(
   sql: SqlStorage,
@@ -50,9 +64,11 @@ export function latestApproval(
   const row = sql
     .exec<ApprovalRow>(
       // `IS` matches NULL with NULL: a call without a key has one grant per payload.
-      `SELECT * FROM approval WHERE tool = ? AND fingerprint = ? AND idempotency_key IS ?
+      `SELECT * FROM approval WHERE tool = ? AND (fingerprint = ? OR edited_fingerprint = ?)
+         AND idempotency_key IS ?
        ORDER BY requested_at DESC, rowid DESC LIMIT 1`,
       tool,
+      fingerprint,
       fingerprint,
       key,
     )
@@ -89,6 +105,8 @@ export interface NewApproval {
   now: number;
   /** How long it waits for an operator. */
   ttlMs: number;
+  /** Who proposed the call, RFC 8785 JSON of its principal. */
+  proposer: string | null;
 }
 
 /** Open a pending approval; returns its id. */
@@ -96,8 +114,8 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   sql.exec(
     `INSERT INTO approval (id, tool, fingerprint, policy_version, rule, args, idempotency_key,
-       status, requested_at, requested_by_call, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+       status, requested_at, requested_by_call, expires_at, proposer, quorum)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
     id,
     a.tool,
     a.fingerprint,
@@ -108,8 +126,65 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
     a.now,
     a.callId,
     a.now + a.ttlMs,
+    a.proposer,
+    decidersOf(a.rule).quorum,
   );
   return id;
+}
+
+/** The person whose agent proposed the approval's call, or null when no person is known. */
+export function proposerOf(row: ApprovalRow): PersonId | null {
+  if (row.proposer === null) return null;
+  const p = JSON.parse(row.proposer) as { kind?: string; iss?: string; sub?: string };
+  if (p.kind !== "person" || p.iss === undefined || p.sub === undefined) return null;
+  return { iss: p.iss, sub: p.sub };
+}
+
+/** One approval of a pending approval, by a decider (`decider` id: core/approval.ts). */
+export interface Vote {
+  decider: string;
+  actor: string;
+  at: number;
+}
+
+/** The approvals given so far to the approval's current arguments, oldest first. */
+export function votesOf(sql: SqlStorage, id: string): Vote[] {
+  return sql
+    .exec<{ decider: string; actor: string; at: number }>(
+      "SELECT decider, actor, at FROM approval_vote WHERE approval_id = ? ORDER BY at, decider",
+      id,
+    )
+    .toArray()
+    .map((r) => ({ decider: r.decider, actor: r.actor, at: r.at }));
+}
+
+/** Record one decider's approval. */
+export function addVote(sql: SqlStorage, id: string, vote: Vote): void {
+  sql.exec(
+    "INSERT INTO approval_vote (approval_id, decider, actor, at) VALUES (?, ?, ?, ?)",
+    id,
+    vote.decider,
+    vote.actor,
+    vote.at,
+  );
+}
+
+/**
+ * An approver's edit of the arguments: the grant will bind the edited payload, and the
+ * approvals given so far, to the arguments before it, no longer count.
+ */
+export function editApproval(
+  sql: SqlStorage,
+  id: string,
+  edit: { args: string; fingerprint: string },
+): void {
+  sql.exec(
+    "UPDATE approval SET edited_args = ?, edited_fingerprint = ? WHERE id = ? AND status = 'pending'",
+    edit.args,
+    edit.fingerprint,
+    id,
+  );
+  sql.exec("DELETE FROM approval_vote WHERE approval_id = ?", id);
 }
 
 /** Approvals of the run that wait for a person at `now` (pending, not expired). */
@@ -186,10 +261,18 @@ export function listApprovals(
   status: ApprovalStatus | null,
   now: number,
 ): ApprovalView[] {
+  // Every vote of the run in one read, not one read per approval.
+  const votes = new Map<string, Vote[]>();
+  const all = sql.exec<{ approval_id: string; decider: string; actor: string; at: number }>(
+    "SELECT approval_id, decider, actor, at FROM approval_vote ORDER BY at, decider",
+  );
+  for (const { approval_id, decider, actor, at } of all) {
+    votes.set(approval_id, [...(votes.get(approval_id) ?? []), { decider, actor, at }]);
+  }
   const rows = sql
     .exec<ApprovalRow>("SELECT * FROM approval ORDER BY requested_at, rowid")
     .toArray()
-    .map((row) => approvalView(runId, row, now));
+    .map((row) => approvalView(runId, row, now, votes.get(row.id) ?? []));
   return status === null ? rows : rows.filter((a) => a.status === status);
 }
 
@@ -198,7 +281,12 @@ function iso(ms: number | null): string | null {
 }
 
 /** An approval row as published; one past its expiry reads as expired. */
-export function approvalView(runId: string, row: ApprovalRow, now: number): ApprovalView {
+export function approvalView(
+  runId: string,
+  row: ApprovalRow,
+  now: number,
+  votes: readonly Vote[],
+): ApprovalView {
   const lapsed = (row.status === "pending" || row.status === "approved") && now >= row.expires_at;
   return {
     approval_id: row.id,
@@ -216,5 +304,9 @@ export function approvalView(runId: string, row: ApprovalRow, now: number): Appr
     decided_by: row.decided_by,
     note: row.note,
     consumed_by_call: row.consumed_by_call,
+    edited_args: row.edited_args,
+    edited_fingerprint: row.edited_fingerprint,
+    quorum: row.quorum,
+    approvals: votes.map((v) => ({ by: v.actor, at: new Date(v.at).toISOString() })),
   };
 }

@@ -3,8 +3,14 @@
  * approval, resolve an escalation. Each step writes its audit entry through the ledger's one append
  * function, passed in, so the operator's entries sit in the same log as the calls'.
  */
-import { decidable, type OperatorDecision } from "../../core/approval.ts";
-import type { Fence } from "../../core/policy.ts";
+import {
+  type ApprovalRule,
+  decidable,
+  deciderOf,
+  mayDecide,
+  type OperatorDecision,
+} from "../../core/approval.ts";
+import { approvalRulesOf, type Fence } from "../../core/policy.ts";
 import { refuse } from "../../core/reasons.ts";
 import type {
   DecideAnswer,
@@ -14,7 +20,15 @@ import type {
   Resolution,
   ResolveAnswer,
 } from "../approvals/approval-types.ts";
-import { approvalView, decideApproval, readApproval } from "../approvals/approvals.ts";
+import {
+  addVote,
+  approvalView,
+  decideApproval,
+  editApproval,
+  proposerOf,
+  readApproval,
+  votesOf,
+} from "../approvals/approvals.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
 import { type AuditRow, auditEntry, type RunRow } from "../views.ts";
 import type { InFlightCall } from "./halt-types.ts";
@@ -35,6 +49,8 @@ export interface LedgerScope {
   now: number;
   /** The contracts and policy the ledger decides with: the worker's own (src/worker.ts). */
   fence: Fence;
+  /** Who the step's entries are by, RFC 8785 JSON of their principal. */
+  principal?: string;
 }
 
 function operatorDraft(act: OperatorAct, fields: Partial<AuditDraft>): AuditDraft {
@@ -92,13 +108,27 @@ function inFlight(sql: SqlStorage): InFlightCall[] {
     }));
 }
 
-/** Approve or deny a pending approval, once; `ttlMs` is the grant's life after approval. */
+/** An approver's edit of a call's arguments, checked at the edge against the tool's contract. */
+export interface ApprovalEdit {
+  /** The edited arguments, validated, JSON text. */
+  args: string;
+  /** Their payload fingerprint, as the call path computes it. */
+  fingerprint: string;
+}
+
+/**
+ * Approve or deny a pending approval. The rule that asked says who may decide, how many
+ * distinct approvals make the grant (`quorum`) and whether the proposer may approve; one denial
+ * denies. An approval may carry an edit of the arguments: the grant then binds the edited
+ * payload, and the approvals given before it no longer count. `ttlMs` is the grant's life.
+ */
 export function decide(
   s: LedgerScope,
   id: string,
   decision: OperatorDecision,
   act: OperatorAct,
   ttlMs: number,
+  edit?: ApprovalEdit,
 ): DecideAnswer {
   const found = readApproval(s.sql, id);
   if (found === null) {
@@ -106,25 +136,58 @@ export function decide(
   }
   const refusal = decidable(found.state, s.now);
   if (refusal !== null) return { kind: "refuse", refusal };
+  const { row } = found;
+  const decider = deciderOf(act.principal ?? { kind: "key", key_id: act.actor }, act.actor);
+  const not = mayDecide(ruleOf(s.fence, row.tool, row.rule), decider, proposerOf(row), id);
+  if (not !== null) return { kind: "refuse", refusal: not };
+  const mine = votesOf(s.sql, id).some((vote) => vote.decider === decider.id);
+  if (decision === "approve" && edit === undefined && mine) {
+    const detail = `You already approved ${id}; ${row.quorum} distinct approvers must.`;
+    return { kind: "refuse", refusal: refuse("approval_already_decided_by_you", detail) };
+  }
+  if (decision === "approve") {
+    if (edit !== undefined) editApproval(s.sql, id, edit);
+    addVote(s.sql, id, { decider: decider.id, actor: act.actor, at: s.now });
+  }
+  const votes = votesOf(s.sql, id);
+  const final = decision === "deny" || votes.length >= row.quorum;
   const status = decision === "approve" ? "approved" : "denied";
-  const row = decideApproval(s.sql, id, {
-    status,
-    actor: act.actor,
-    note: act.note,
-    now: s.now,
-    ttlMs,
-  });
+  const after = final
+    ? decideApproval(s.sql, id, { status, actor: act.actor, note: act.note, now: s.now, ttlMs })
+    : (readApproval(s.sql, id)?.row ?? row);
+  const evidence =
+    edit === undefined ? act.evidence : editEvidence(act, row.args, edit.args, decision);
   s.append(
     operatorDraft(act, {
-      decision: status,
-      tool: row.tool,
-      key: row.idempotency_key,
-      fingerprint: row.fingerprint,
+      decision: final ? status : "approval_vote",
+      tool: after.tool,
+      key: after.idempotency_key,
+      fingerprint: after.edited_fingerprint ?? after.fingerprint,
       approvalId: id,
+      evidence,
     }),
     s.run,
   );
-  return { kind: "decided", approval: approvalView(s.run.run_id, row, s.now) };
+  return { kind: "decided", approval: approvalView(s.run.run_id, after, s.now, votes) };
+}
+
+/** The rule an approval was asked under; gone from the policy, the default deciders decide. */
+function ruleOf(fence: Fence, tool: string, name: string): ApprovalRule {
+  return approvalRulesOf(fence, tool).find((r) => r.name === name) ?? { name, always: true };
+}
+
+/**
+ * What the audit keeps of an approval with an edit: the decision, the note, the arguments as
+ * proposed (`original_args`, in their audit form) and as edited (`args`).
+ */
+function editEvidence(
+  act: OperatorAct,
+  original: string,
+  edited: string,
+  decision: OperatorDecision,
+): OperatorAct["evidence"] {
+  const payload = `{"decision":${JSON.stringify(decision)},"note":${JSON.stringify(act.note)},"original_args":${original},"args":${edited}}`;
+  return { contentType: "application/json", payload, truncated: false };
 }
 
 interface EscalationRow extends AuditRow {

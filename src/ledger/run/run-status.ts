@@ -3,7 +3,7 @@
  * a read of the run's row and the small tables kept beside the log.
  */
 import type { Fence } from "../../core/policy.ts";
-import { listApprovals } from "../approvals/approvals.ts";
+import { pendingApprovals } from "../approvals/approvals.ts";
 import { decisionCounts } from "../audit/audit-log.ts";
 import type { RunSummary, RunView } from "../protocol.ts";
 import { type RunRow, runView } from "../views.ts";
@@ -34,6 +34,6 @@ export function summaryOf(sql: SqlStorage, run: RunRow, now: number, fence: Fenc
     last_activity_at: new Date(last?.at ?? run.created_at).toISOString(),
     // The same lists the operator routes publish, counted.
     open_escalations: listEscalations(sql, "open", 0, SUMMARY_COUNT_CAP).length,
-    pending_approvals: listApprovals(sql, run.run_id, "pending", now).length,
+    pending_approvals: pendingApprovals(sql, now),
   };
 }

@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 2 migration steps. */
+/** The RunLedger's schema after its 3 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 2,
+  steps: 3,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -104,7 +104,7 @@ CREATE TABLE approval (
      decided_by TEXT,
      note TEXT,
      consumed_by_call TEXT
-   );
+   , proposer TEXT, edited_args TEXT, edited_fingerprint TEXT, quorum INTEGER NOT NULL DEFAULT 1);
 CREATE TABLE escalation_resolution (
      seq INTEGER PRIMARY KEY,
      resolution TEXT NOT NULL CHECK (resolution IN ('retry_allowed', 'closed')),
@@ -120,9 +120,18 @@ CREATE TABLE audit_segment (
      archived_at INTEGER NOT NULL,
      trimmed INTEGER NOT NULL DEFAULT 0
    );
+CREATE TABLE approval_vote (
+     approval_id TEXT NOT NULL,
+     decider TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     PRIMARY KEY (approval_id, decider)
+   ) WITHOUT ROWID;
 CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);
-CREATE INDEX approval_by_status ON approval (status, requested_at);`,
+CREATE INDEX approval_by_status ON approval (status, requested_at);
+CREATE INDEX approval_by_edit ON approval (tool, edited_fingerprint)
+     WHERE edited_fingerprint IS NOT NULL;`,
 };
 
 /** The TargetClaims object's schema after its 1 migration steps. */

@@ -131,4 +131,21 @@ export const MIGRATIONS: readonly string[] = [
    );`,
   // What the tool answered, on the outcome entry of a call its answer failed or escalated.
   "ALTER TABLE audit ADD COLUMN upstream TEXT",
+  // Who may decide: the person whose agent proposed the call (`proposer`, the call's
+  // principal as RFC 8785 JSON), an approver's edit of the arguments (the grant then binds
+  // `edited_fingerprint`), the approvals the rule asked for when it was opened (`quorum`), and
+  // each distinct approval so far.
+  `ALTER TABLE approval ADD COLUMN proposer TEXT;
+   ALTER TABLE approval ADD COLUMN edited_args TEXT;
+   ALTER TABLE approval ADD COLUMN edited_fingerprint TEXT;
+   ALTER TABLE approval ADD COLUMN quorum INTEGER NOT NULL DEFAULT 1;
+   CREATE INDEX approval_by_edit ON approval (tool, edited_fingerprint)
+     WHERE edited_fingerprint IS NOT NULL;
+   CREATE TABLE approval_vote (
+     approval_id TEXT NOT NULL,
+     decider TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     PRIMARY KEY (approval_id, decider)
+   ) WITHOUT ROWID;`,
 ];
