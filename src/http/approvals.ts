@@ -10,7 +10,7 @@ import { parseStrictJson } from "../core/json.ts";
 import { pathArgIssues } from "../core/path-args.ts";
 import type { Fence } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { redactArgs } from "../core/redact.ts";
+import { REDACTED_PREFIX, redactArgs, UNKEYED } from "../core/redact.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type Approval, ApprovalStatusSchema } from "../core/shapes/approval.ts";
 import { ResolutionKindSchema } from "../core/shapes/audit.ts";
@@ -41,17 +41,13 @@ export const Note = v.optional(v.pipe(v.string(), v.maxLength(1000)), "");
  * `POST /v1/runs/{id}/approvals/{approval_id}`; `args`, only with `approve`, edits the call's
  * arguments (checked against the tool's contract by `editOf`).
  */
-export const DecisionSchema = v.pipe(
-  v.strictObject({
-    decision: v.picklist(["approve", "deny"]),
-    note: Note,
-    args: v.optional(v.unknown()),
-  }),
-  v.check(
-    (body) => body.args === undefined || body.decision === "approve",
-    "args may be sent only with decision approve",
+export const DecisionSchema = v.strictObject({
+  decision: v.picklist(["approve", "deny"]),
+  note: Note,
+  args: v.optional(
+    v.pipe(v.unknown(), v.description("Only with `approve`: the arguments edited, in full.")),
   ),
-);
+});
 
 /**
  * An approver's edit of approval `id`'s arguments, through the same contract gate as a call
@@ -72,8 +68,15 @@ export async function editOf(
   if (contract === undefined) {
     return err(refuse("malformed_payload", `${approval.tool} is no longer a tool of this fence.`));
   }
-  if ((contract.sensitive ?? []).length > 0) {
-    const detail = `${contract.name} has sensitive arguments, which approvals keep only redacted: its approvals cannot be edited.`;
+  // An approval shows a sensitive argument only in its redacted form: an edit sends the value
+  // itself, or leaves the argument out; the redacted form is no value to run with.
+  const fields = typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {};
+  const kept = (contract.sensitive ?? []).filter((name) => {
+    const value = fields[name];
+    return typeof value === "string" && (value.startsWith(REDACTED_PREFIX) || value === UNKEYED);
+  });
+  if (kept.length > 0) {
+    const detail = `The edited args keep the redacted form of the sensitive ${kept.join(", ")}: send the value itself, or leave it out.`;
     return err(refuse("malformed_payload", detail));
   }
   const valid = validateArgs(contract, args);
@@ -87,8 +90,10 @@ export async function editOf(
     return err(refuse("malformed_payload", `Unsafe URL path argument: ${names}`, unsafe));
   }
   const digest = redactionDigest(env, request);
-  const print = await fingerprint(contract.name, redactArgs(contract, valid.value, digest));
-  return ok({ args: JSON.stringify(valid.value), fingerprint: print });
+  // Kept as an approval keeps arguments: each sensitive one in its redacted form.
+  const redacted = redactArgs(contract, valid.value, digest);
+  const print = await fingerprint(contract.name, redacted);
+  return ok({ args: JSON.stringify(redacted), fingerprint: print });
 }
 
 /** `POST /v1/runs/{id}/escalations/{seq}`. */
@@ -144,6 +149,10 @@ export async function decideApproval(c: AppContext, ref: RunRef): Promise<Respon
   if (!read.ok) return problem(read.error);
   const { body, act } = read.value;
   let edit: ApprovalEdit | undefined;
+  if (body.args !== undefined && body.decision !== "approve") {
+    const detail = "args may be sent only with decision approve.";
+    return problem(refuse("malformed_payload", detail), { approval_id: id });
+  }
   if (body.args !== undefined) {
     const edited = await editOf(c.env, c.req.raw, c.get("fence"), ref, id, body.args);
     if (!edited.ok) return problem(edited.error, { approval_id: id });
