@@ -46,14 +46,29 @@ export const CSP = {
   baseUri: ["'none'"],
 };
 
-function SignIn(props: { error: string | null; oidc?: boolean }) {
+/**
+ * A console page to return to after signing in, from `?next=`: a plain path under
+ * `/console/` (no query, no `//`, no backslash), so signing in never sends anyone elsewhere.
+ */
+export function returnPath(value: string | undefined): string | null {
+  if (value === undefined || value.length > 300) return null;
+  // The characters of run and approval ids; no percent-encoding, and no dot segments, so the
+  // path a browser goes to is the path checked here.
+  if (!/^\/console\/(?:[A-Za-z0-9._~:-]+\/?)*$/.test(value)) return null;
+  return value.split("/").some((s) => s === "." || s === "..") ? null : value;
+}
+
+function SignIn(props: { error: string | null; oidc?: boolean; next?: string | null }) {
+  const next = props.next ?? null;
   return (
     <SignInPanel
       title="Sign in"
       heading="Sign in"
       error={props.error}
       idpHref={props.oidc ? START_PATH : null}
-      action="/console/sign-in"
+      action={
+        next === null ? "/console/sign-in" : `/console/sign-in?next=${encodeURIComponent(next)}`
+      }
       hint="An operator key of your tenant; agent keys cannot sign in."
     />
   );
@@ -75,8 +90,9 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   app.get("/", async (c) => {
     const secret = sessionSecret(c.env);
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
-    if ((await readSession(c, secret)) !== null) return c.redirect("/console/runs", 303);
-    return html(<SignIn error={null} oidc={oidcOffered(c.env)} />);
+    const next = returnPath(c.req.query("next"));
+    if ((await readSession(c, secret)) !== null) return c.redirect(next ?? "/console/runs", 303);
+    return html(<SignIn error={null} oidc={oidcOffered(c.env)} next={next} />);
   });
 
   app.post("/sign-in", async function signIn(c) {
@@ -84,11 +100,12 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     const form = await c.req.parseBody();
     const key = typeof form.key === "string" ? form.key.trim() : "";
+    const next = returnPath(c.req.query("next"));
     const refused = async (error: string, status: number) => {
       if (await signInFailuresExceeded(c.env, c.req.raw)) {
-        return html(<SignIn error="Too many failed sign-ins; wait a minute." />, 429);
+        return html(<SignIn error="Too many failed sign-ins; wait a minute." next={next} />, 429);
       }
-      return html(<SignIn error={error} />, status);
+      return html(<SignIn error={error} next={next} />, status);
     };
     if (!BEARER_TOKEN.test(key)) return refused("That is not a toolfence key.", 401);
     const found = await principalOfKey(c.env, key, c.req.raw);
@@ -97,7 +114,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
       return refused("This is an agent key; the console needs an operator key.", 403);
     }
     await startSession(c, secret, { tenant: found.value.tenant, keyId: found.value.keyId });
-    return c.redirect("/console/runs", 303);
+    return c.redirect(next ?? "/console/runs", 303);
   });
 
   app.post("/sign-out", async (c) => {
@@ -126,7 +143,14 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
       return next();
     }
     if (access !== null) return html(<SignIn error={access.error} />, 403);
-    if (c.req.method === "GET") return c.redirect("/console", 303);
+    if (c.req.method === "GET") {
+      // Back to the page asked for once signed in (a link to an approval, say).
+      const next = returnPath(c.req.path);
+      return c.redirect(
+        next === null ? "/console" : `/console?next=${encodeURIComponent(next)}`,
+        303,
+      );
+    }
     return html(<SignIn error="Your session has ended; sign in again." />, 401);
   });
 

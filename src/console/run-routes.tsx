@@ -13,6 +13,7 @@ import { ledgerOf } from "../ledger/address.ts";
 import type { AuditPage } from "../ledger/audit/audit-reader.ts";
 import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { actorOf, runRefOf } from "./access.ts";
+import { mountApprovalPage } from "./approval-page.tsx";
 import type { CallContext } from "./call-detail.tsx";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
@@ -226,4 +227,5 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
     },
     unknownRun,
   );
+  mountApprovalPage(app, unknownRun);
 }

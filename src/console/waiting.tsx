@@ -27,7 +27,8 @@ function NoteField(props: { id: string }) {
   );
 }
 
-function Approval(props: { base: string; approval: ApprovalView }) {
+/** One pending approval with its approve and deny buttons, posting to `${base}/approvals/{id}`. */
+export function Approval(props: { base: string; approval: ApprovalView }) {
   const a = props.approval;
   return (
     <form

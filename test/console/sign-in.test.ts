@@ -43,7 +43,7 @@ describe("console sign-in", () => {
     client.cookie = `${name}=${value.replace("default", "other")}`;
     const res = await client.get("/console/runs");
     expect(res.status).toBe(303);
-    expect(res.headers.get("Location")).toBe("/console");
+    expect(res.headers.get("Location")).toBe("/console?next=%2Fconsole%2Fruns");
   });
 
   it("ends the session on sign-out, copies of its cookie too, and when the key is revoked", async () => {

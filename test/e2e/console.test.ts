@@ -247,10 +247,11 @@ describe("the console in Chromium", () => {
     expect(await context.cookies(`${url}/console`)).toEqual([]);
     // A copy of the signed-out cookie is refused too.
     await context.addCookies(session);
+    // Sent to the sign-in, which would return to the page asked for.
     await page.goto(`${url}/console/runs`);
-    expect(page.url()).toBe(`${url}/console`);
+    expect(page.url()).toBe(`${url}/console?next=${encodeURIComponent("/console/runs")}`);
     await page.goto(`${url}/console/runs/${run}`);
-    expect(page.url()).toBe(`${url}/console`);
+    expect(page.url()).toBe(`${url}/console?next=${encodeURIComponent(`/console/runs/${run}`)}`);
     await expect(page.locator("#key").isVisible()).resolves.toBe(true);
     const status = await page.evaluate(async (path) => {
       const form = new URLSearchParams({ reason: "x", confirm: "yes" });
