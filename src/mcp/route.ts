@@ -36,7 +36,7 @@ let modern: McpHttpHandler | undefined;
  */
 function modernLeg(): McpHttpHandler {
   modern ??= createMcpHandler(
-    (ctx) => fenceServer(ctx.authInfo?.extra?.[CONTEXT] as McpCallContext),
+    (ctx) => fenceServer(ctx.authInfo?.extra?.[CONTEXT] as McpCallContext, "2026-07-28"),
     { legacy: "reject", responseMode: "json", maxRequestBodySize: MAX_BODY_BYTES },
   );
   return modern;
@@ -47,6 +47,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
   return {
     ...offeredTools(toolsFor(fence, c.get("principal").tools), c.env),
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
+    approvalPage: (id) => approvalPageOf(c.req.url, ref, id),
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.
     propose: (name, args, key, id, meta) => {
@@ -61,6 +62,15 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
       });
     },
   };
+}
+
+/**
+ * The console page of one approval, on the fence's own origin (the request's: on Workers its
+ * host is the request's `Host`, which the rebinding check has held to the fence's names).
+ */
+export function approvalPageOf(requestUrl: string, ref: RunRef, id: string): string {
+  const path = `/console/runs/${encodeURIComponent(ref.runId)}/approvals/${encodeURIComponent(id)}`;
+  return new URL(path, requestUrl).href;
 }
 
 /**
@@ -152,7 +162,7 @@ export async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response>
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    await fenceServer(ctx).connect(transport);
+    await fenceServer(ctx, "2025").connect(transport);
     return transport.handleRequest(request, { parsedBody });
   }
   const authInfo = { token: "", clientId: ref.by ?? "", scopes: [], extra: { [CONTEXT]: ctx } };

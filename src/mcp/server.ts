@@ -13,6 +13,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/valida
 import type { ToolContract } from "../core/contract.ts";
 import type { Unavailable } from "../execute/configured.ts";
 import type { Decision } from "../http/decision.ts";
+import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
 import { KEY_META, toolResult } from "./results.ts";
 import { mcpTools } from "./tools.ts";
 
@@ -42,7 +43,12 @@ export interface McpCallContext {
     id: RequestId,
     meta: Record<string, unknown> | undefined,
   ) => Promise<Decision>;
+  /** The absolute URL of the console page where a person decides approval `id` of this run. */
+  approvalPage: (id: string) => string;
 }
+
+/** Which protocol era a server instance serves: only 2026-07-28 has input-required results. */
+export type McpEra = "2025" | "2026-07-28";
 
 const INFO = { name: "toolfence", version: "1.0.0" };
 
@@ -50,7 +56,7 @@ const INSTRUCTIONS =
   "Every tool call goes through toolfence: arguments are checked against the tool's contract, mutations are applied once per intent, and the run has a budget and a deadline. A refused call comes back as an error result with the reason and how to re-plan; a call that waits for a person's approval comes back as a pending result saying when to call again.";
 
 /** A fresh low-level server bound to one request's context. */
-export function fenceServer(ctx: McpCallContext): Server {
+export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
   const server = new Server(INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -69,6 +75,9 @@ export function fenceServer(ctx: McpCallContext): Server {
     if (!ctx.exists(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
+    // A host that shows URL elicitations lets its person decide on the approval's page.
+    const asksHost = era === "2026-07-28" && declaresUrlElicitation(mcpReq) && !pageRefused(mcpReq);
+    if (answer.status === 202 && asksHost) return approvalInput(answer, name, ctx.approvalPage);
     return toolResult(answer);
   });
   return server;

@@ -1,6 +1,11 @@
 import { exports } from "cloudflare:workers";
 import { createHmac } from "node:crypto";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import * as v from "valibot";
 import { ProblemSchema } from "../../src/core/shapes/decision.ts";
 import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
@@ -17,10 +22,18 @@ export function unparsedDigest(body: string): string {
 /** How the client negotiates the protocol era. */
 export type Era = "legacy" | "auto";
 
-/** A real MCP SDK client connected to a run's MCP endpoint of the worker under test. */
+/** A host's answer to a URL-mode elicitation: it shows the page, then says how it went. */
+export type UrlElicitation = (
+  params: Omit<ElicitRequestURLParams, "elicitationId">,
+) => Promise<ElicitResult>;
+
+/**
+ * A real MCP SDK client connected to a run's MCP endpoint of the worker under test; with
+ * `openUrl`, it declares URL-mode elicitation and answers each one with it.
+ */
 export async function mcpClient(
   runId: string,
-  opts: { era?: Era; key?: string } = {},
+  opts: { era?: Era; key?: string; openUrl?: UrlElicitation } = {},
 ): Promise<Client> {
   const key = opts.key ?? DEV_KEY;
   const address = addressFor(key);
@@ -35,8 +48,18 @@ export async function mcpClient(
   );
   const client = new Client(
     { name: "toolfence-test", version: "1.0.0" },
-    { versionNegotiation: { mode: opts.era ?? "legacy" } },
+    {
+      versionNegotiation: { mode: opts.era ?? "legacy" },
+      ...(opts.openUrl === undefined ? {} : { capabilities: { elicitation: { url: {} } } }),
+    },
   );
+  const { openUrl } = opts;
+  if (openUrl !== undefined) {
+    client.setRequestHandler("elicitation/create", (request) => {
+      if (request.params.mode !== "url") throw new Error("expected a URL-mode elicitation");
+      return openUrl(request.params);
+    });
+  }
   await client.connect(transport);
   return client;
 }
