@@ -4,6 +4,8 @@ import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import type { McpUpstream, ToolContract } from "../../src/core/contract.ts";
 import { driftOf } from "../../src/execute/drift.ts";
 import { checkDrift } from "../../src/execute/drift-check.ts";
+// The check loads the MCP client on first use; loaded here, its transform is not timed as the test.
+import "../../src/execute/mcp.ts";
 
 const pinned = opsServiceStatus.upstream as McpUpstream;
 
