@@ -3,6 +3,8 @@
  * actions (halt, tighten limits) and the timeline. The summary and timeline are also served
  * alone as the live fragment the page's script polls while the run is active.
  */
+
+import { formatDuration } from "../core/duration.ts";
 import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { CallContext } from "./call-detail.tsx";
@@ -10,7 +12,6 @@ import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
 import { RunCharts } from "./run-charts.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
-import { formatDuration } from "./units.ts";
 import { Waiting } from "./waiting.tsx";
 
 /** Everything a run's page shows. */

@@ -6,6 +6,7 @@
  */
 import type { Hono } from "hono";
 import * as v from "valibot";
+import { parseDuration } from "../core/duration.ts";
 import { LimitOverrideSchema } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { MAX_JSON_DEPTH } from "../http/limits.ts";
@@ -20,7 +21,6 @@ import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
 import { callsOf, explain, type ReadOptions } from "./timeline.tsx";
-import { parseDuration } from "./units.ts";
 
 /** Entries per page of the timeline, and per read of the NDJSON download. */
 const PAGE = 500;

@@ -5,11 +5,22 @@
  */
 import * as v from "valibot";
 import { canonicalize, sha256Hex } from "./canonical.ts";
+import { parseDuration } from "./duration.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import type { ApprovalStatus } from "./shapes/approval.ts";
 
 const RuleName = v.pipe(v.string(), v.regex(/^[a-z0-9_]{1,64}$/));
 const ArgName = v.pipe(v.string(), v.minLength(1));
+/** How long an approval a rule opens waits for a person (`15m`, `1h`), at least one second. */
+const Deadline = v.optional(
+  v.pipe(
+    v.string(),
+    v.check(
+      (text) => (parseDuration(text) ?? 0) >= 1_000,
+      "a duration of 1s or more, as 15m or 1h",
+    ),
+  ),
+);
 
 /** The most distinct approvers a rule may ask for. */
 export const MAX_QUORUM = 10;
@@ -43,24 +54,35 @@ const Deciders = {
  * `matches` a pattern, or once the run has made `after_paid_calls` paid calls. Each may say
  * who decides (`approvers`), how many must approve (`quorum`) and whether the person whose
  * agent proposed the call may approve it (`self_approval`).
+ * Its `deadline` (a duration) is how long the approval it opens waits for a person, in place
+ * of the policy's `approval_ttl_ms`; past it the answer is a denial, `approval_expired`.
  */
 export const ApprovalRuleSchema = v.union([
-  v.strictObject({ name: RuleName, always: v.literal(true), ...Deciders }),
+  v.strictObject({ name: RuleName, deadline: Deadline, always: v.literal(true), ...Deciders }),
   v.strictObject({
     name: RuleName,
+    deadline: Deadline,
     arg: ArgName,
     in: v.pipe(v.array(v.union([v.string(), v.number(), v.boolean()])), v.minLength(1)),
     ...Deciders,
   }),
-  v.strictObject({ name: RuleName, arg: ArgName, above: v.number(), ...Deciders }),
   v.strictObject({
     name: RuleName,
+    deadline: Deadline,
+    arg: ArgName,
+    above: v.number(),
+    ...Deciders,
+  }),
+  v.strictObject({
+    name: RuleName,
+    deadline: Deadline,
     arg: ArgName,
     matches: v.pipe(v.string(), v.minLength(1)),
     ...Deciders,
   }),
   v.strictObject({
     name: RuleName,
+    deadline: Deadline,
     after_paid_calls: v.pipe(v.number(), v.integer(), v.minValue(0)),
     ...Deciders,
   }),
@@ -88,6 +110,11 @@ export function decidersOf(rule: ApprovalRule): RuleDeciders {
 /** The argument a rule reads, or null for `always` and `after_paid_calls`. */
 export function ruleArg(rule: ApprovalRule): string | null {
   return "arg" in rule ? rule.arg : null;
+}
+
+/** How long an approval `rule` opens waits for a person: its `deadline`, else `fallbackMs`. */
+export function ruleWaitMs(rule: ApprovalRule, fallbackMs: number): number {
+  return rule.deadline === undefined ? fallbackMs : (parseDuration(rule.deadline) ?? fallbackMs);
 }
 
 /** The rule in words, for the policy report and the answer's `rule.description`. */
@@ -176,6 +203,8 @@ export interface ApprovalState {
   editedFingerprint?: string | null;
   /** The edited arguments, JSON text, when an approver edited them. */
   editedArgs?: string | null;
+  /** Expired at its deadline by the run's alarm, and the call not yet told so. */
+  expiryUnreported?: boolean;
 }
 
 /** What an approval does for a call that a rule asks about. */
@@ -205,9 +234,8 @@ export function grantFor(
   now: number,
   fingerprint?: string,
 ): GrantDecision {
-  if (latest === null || latest.status === "consumed" || latest.status === "expired") {
-    return { kind: "ask" };
-  }
+  const told = latest?.status === "expired" && latest.expiryUnreported !== true;
+  if (latest === null || latest.status === "consumed" || told) return { kind: "ask" };
   const { id } = latest;
   if (latest.status === "denied") {
     const note = latest.note === null || latest.note === "" ? "no note" : latest.note;
@@ -219,7 +247,7 @@ export function grantFor(
     };
   }
   if (latest.policyVersion !== policyVersion) return { kind: "ask" };
-  if (now >= latest.expiresAt) {
+  if (latest.status === "expired" || now >= latest.expiresAt) {
     const when = new Date(latest.expiresAt).toISOString();
     const detail = `Approval ${id} expired at ${when}; propose the call again to ask anew.`;
     return { kind: "refuse", id, expire: true, refusal: refuse("approval_expired", detail) };
@@ -247,11 +275,11 @@ export type OperatorDecision = "approve" | "deny";
 
 /** Whether an operator may decide an approval in this state now, or why not. */
 export function decidable(state: ApprovalState, now: number): Refusal | null {
-  if (state.status !== "pending") {
+  if (state.status !== "pending" && state.status !== "expired") {
     return refuse("approval_already_decided", `Approval ${state.id} is already ${state.status}.`);
   }
-  if (now >= state.expiresAt) {
-    const when = new Date(state.expiresAt).toISOString();
+  if (state.status === "expired" || now >= state.expiresAt) {
+    const when = new Date(Math.min(state.expiresAt, now)).toISOString();
     return refuse("approval_expired", `Approval ${state.id} expired at ${when}.`);
   }
   return null;

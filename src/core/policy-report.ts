@@ -125,7 +125,8 @@ function auditLines(fence: Fence): string[] {
 function approvalLines(fence: Fence): string[] {
   const rules = Object.entries(fence.policy.tools).flatMap(([tool, rule]) =>
     (rule.approval ?? []).map(
-      (r) => `  ${tool}: ${r.name} (${describeRule(r)}; ${describeDeciders(r)})`,
+      (r) =>
+        `  ${tool}: ${r.name} (${describeRule(r)}; ${describeDeciders(r)})${r.deadline === undefined ? "" : `, decide within ${r.deadline}`}`,
     ),
   );
   const { policy } = fence;

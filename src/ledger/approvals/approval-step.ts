@@ -4,7 +4,7 @@
  * decides (core/approval.ts) whether it goes on (an approved grant, spent here), waits for a
  * person (202), or is refused.
  */
-import { askingRule, grantFor } from "../../core/approval.ts";
+import { askingRule, grantFor, ruleWaitMs } from "../../core/approval.ts";
 import { approvalRulesOf } from "../../core/policy.ts";
 import { DECISION_TABLE, refuse } from "../../core/reasons.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
@@ -42,7 +42,7 @@ export interface GoOn {
  */
 export function approvalStep(
   s: LedgerScope,
-  draft: AuditDraft & { args: string; auditArgs?: string },
+  draft: AuditDraft & { args: string; auditArgs?: string; origin?: string },
   key: string | null,
   version: string,
 ): LedgerAnswer | GoOn {
@@ -74,7 +74,7 @@ export function approvalStep(
     return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id, ...edited };
   }
   const created = grant.kind === "ask";
-  const ttlMs = s.fence.policy.approval_ttl_ms;
+  const ttlMs = ruleWaitMs(rule, s.fence.policy.approval_ttl_ms);
   const { now } = s;
   const max = s.fence.policy.max_pending_approvals_per_run;
   if (created && pendingApprovals(s.sql, now) >= max) {

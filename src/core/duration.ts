@@ -1,7 +1,7 @@
 /**
  * Durations as people type and read them: `90s`, `15m`, `1h`, `1h30m`, `2d`. The console's
- * forms take them and turn them into the API's milliseconds; a text that is not one is a form
- * error, never a guess.
+ * forms and an approval rule's `deadline` take them and turn them into milliseconds; a text
+ * that is not one is an error, never a guess.
  */
 
 const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 } as const;
