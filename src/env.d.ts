@@ -13,10 +13,10 @@ interface Env {
   CONSOLE_SECRET?: string;
 }
 
-// Set per deployment (`wrangler secret put`, or `--var` locally) when new approvals should be
+// Set per deployment (`wrangler secret put`, or `--var` locally) when approvals should be
 // announced; see docs/approvals.md.
 interface Env {
-  /** Where each new pending approval is POSTed (a Slack or Teams relay, a pager). */
+  /** Where approval requests, decisions and expiries are POSTed (Slack, a relay, a pager). */
   APPROVAL_WEBHOOK_URL?: string;
   /** The HMAC-SHA256 secret the webhook body is signed with; no signature, no delivery. */
   APPROVAL_WEBHOOK_SECRET?: string;

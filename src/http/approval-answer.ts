@@ -3,12 +3,13 @@
  * noted in the tenant's index, which caps the tenant's pending approvals and rate-limits the
  * webhook's pages; a paged approval is posted to the webhook after the answer.
  */
+import { linkOrigin } from "../core/approval-notice.ts";
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import type { ApprovalAdmission } from "../ledger/approvals/approval-index.ts";
+import { notify } from "../ledger/approvals/webhook.ts";
 import type { ApprovalTicket, BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
 import { recordApprovalRequested } from "../telemetry/index.ts";
-import { deliver, webhookOf } from "./approval-webhook.ts";
 import type { AppContext } from "./context.ts";
 import type { Decision } from "./decision.ts";
 import { problemDetails } from "./problem.ts";
@@ -45,7 +46,7 @@ export async function awaitApproval(
     recordApprovalRequested(c.env, proposal.tool);
     const admitted = await indexApproval(c, ref, proposal, approval);
     if (!admitted.ok) return tenantFull(c, ref, proposal, approval, admitted.max);
-    if (admitted.page) c.executionCtx.waitUntil(announce(c.env, ref, proposal, approval));
+    if (admitted.page) c.executionCtx.waitUntil(announce(c, ref, proposal, approval));
   }
   const body = problemDetails(refuse("approval_required", pendingDetail(approval)), {
     approval_id: approval.approval_id,
@@ -120,26 +121,26 @@ async function tenantFull(
 }
 
 /** Page the deployment's webhook about a new approval, if one is configured. */
-async function announce(
-  env: Env,
+function announce(
+  c: AppContext,
   ref: RunRef,
   proposal: LedgerProposal,
   approval: ApprovalTicket,
 ): Promise<void> {
-  const target = webhookOf(env);
-  if (target === null) return;
-  const body = JSON.stringify({
+  return notify(c.env, {
     type: "approval.requested",
     tenant: ref.tenant,
-    run_id: ref.runId,
-    approval_id: approval.approval_id,
+    runId: ref.runId,
+    approvalId: approval.approval_id,
     tool: proposal.tool,
     rule: approval.rule,
     args: JSON.parse(approval.args) as unknown,
-    idempotency_key: mutationKey(proposal),
-    requested_at: approval.requested_at,
-    expires_at: approval.expires_at,
-    decide: `/v1/runs/${ref.runId}/approvals/${approval.approval_id}`,
+    idempotencyKey: mutationKey(proposal),
+    requestedAt: approval.requested_at,
+    expiresAt: approval.expires_at,
+    status: "pending",
+    decidedBy: null,
+    note: null,
+    origin: linkOrigin(c.env.PUBLIC_URL, new URL(c.req.url).origin),
   });
-  await deliver(target, body);
 }

@@ -282,6 +282,7 @@ function proposalOf(
     leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
     timeoutMs: timeoutOf(c, call, Number.POSITIVE_INFINITY),
     outcome: null,
+    origin: new URL(c.req.url).origin,
     ...kept,
   };
 }

@@ -22,6 +22,8 @@ import type {
   ResolveAnswer,
 } from "./approvals/approval-types.ts";
 import { listApprovals } from "./approvals/approvals.ts";
+import { type AskedApproval, expireLapsedApprovals } from "./approvals/expiry.ts";
+import { noticeOf, notify } from "./approvals/webhook.ts";
 import { ArchiveAlarm, wakeBy } from "./audit/archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit/audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit/audit-draft.ts";
@@ -125,6 +127,10 @@ export class RunLedger extends DurableObject<Env> {
     const retain = this.fence.policy.idempotency_retention_ms;
     const wake = answer.kind === "admit" ? admittedWake(p, run, now, retain) : null;
     await wakeBy(this.ctx.storage, wake);
+    // A new approval's deadline is an event: the alarm rings by it (approvals/expiry.ts).
+    if (answer.kind === "approval" && answer.approval.created) {
+      await wakeBy(this.ctx.storage, Date.parse(answer.approval.expires_at));
+    }
     return answer;
   }
 
@@ -250,9 +256,14 @@ export class RunLedger extends DurableObject<Env> {
     act: OperatorAct,
     edit?: ApprovalEdit,
   ): DecideAnswer {
-    return this.asOperator(act.principal, (s) =>
+    const answer = this.asOperator(act.principal, (s) =>
       decide(s, id, decision, act, s.fence.policy.approval_ttl_ms, edit),
     );
+    // A vote short of the quorum decides nothing yet: the receiver hears of the decision.
+    if (answer.kind === "decided" && answer.approval.status !== "pending") {
+      this.ctx.waitUntil(this.announce("approval.decided", [this.originOf(answer.approval)]));
+    }
+    return answer;
   }
 
   /** Take back a pending approval the tenant's cap refused (approval-step.ts). */
@@ -272,14 +283,44 @@ export class RunLedger extends DurableObject<Env> {
 
   /**
    * Settle pending entries past their lease as abandoned (see abandon.ts), drop idempotency
-   * keys past their retention, archive what is due (audit-archive.ts), then wake again for
-   * the next of any.
+   * keys past their retention, expire approvals past their deadline (approvals/expiry.ts),
+   * archive what is due (audit-archive.ts), then wake again for the next of any; last, tell
+   * the tenant's index and the webhook of the expired approvals.
    */
   override async alarm(): Promise<void> {
     if (!this.storage.built) return;
     const now = Date.now();
-    this.transact(() => expireCalls(this.sql, now, this.logOutcome));
+    const expired = this.transact(() => {
+      expireCalls(this.sql, now, this.logOutcome);
+      const run = readRun(this.sql);
+      return run === null ? [] : expireLapsedApprovals(this.scope(run, now));
+    });
     await this.alarms.ring(archiveConfig(this.env), now);
+    if (expired.length === 0) return;
+    // Told after the commit, and each on its own: a failing index leaves the notices to go.
+    const tenant = this.env.TENANT_INDEX.getByName(readRun(this.sql)?.tenant ?? "");
+    await Promise.allSettled([
+      ...expired.map((e) => tenant.markApproval(e.approval.approval_id, "expired")),
+      this.announce("approval.expired", expired),
+    ]);
+  }
+
+  /** Tell the webhook (if any) of approvals of this run, after their step is committed. */
+  private async announce(type: "approval.decided" | "approval.expired", of: AskedApproval[]) {
+    const tenant = readRun(this.sql)?.tenant ?? "";
+    const notices = of.map((e) => noticeOf(this.env, type, tenant, e.approval, e.origin));
+    await Promise.all(notices.map((n) => notify(this.env, n)));
+  }
+
+  /** An approval with the origin its call came to, for its notice's link. */
+  private originOf(approval: ApprovalView): AskedApproval {
+    const row = this.sql
+      .exec<{ origin: string | null }>(
+        "SELECT origin FROM approval WHERE id = ?",
+        approval.approval_id,
+      )
+      .toArray()[0];
+    return { approval, origin: row?.origin ?? null };
   }
 
   /** Null when the run exists or its tenant lets it be created (run-registration.ts). */

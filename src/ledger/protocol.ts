@@ -123,6 +123,8 @@ export interface LedgerProposal extends Pick<Proposal, "timeoutMs"> {
    * Approvals store and show these.
    */
   auditArgs?: string;
+  /** The origin the call came to (`https://fence.example.com`): an approval's links use it. */
+  origin?: string;
   /** Set when the answer is already known (a cache hit): recorded in the same step. */
   outcome: Outcome | null;
   /** What was received. */

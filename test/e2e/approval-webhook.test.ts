@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { SIGNATURE_HEADER, verifySignature } from "../../src/core/webhook-signature.ts";
-import { WEBHOOK_ATTEMPTS } from "../../src/http/approval-webhook.ts";
+import { WEBHOOK_ATTEMPTS } from "../../src/ledger/approvals/webhook.ts";
 import { type Delivery, DOWN_PREFIX, FAILS_BEFORE_SUCCESS } from "./webhook-receiver.ts";
 
 const url = inject("fenceUrl");

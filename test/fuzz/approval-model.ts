@@ -17,6 +17,10 @@ export interface ModelApproval {
   lapsed: boolean;
   /** The one call that used it, once consumed. */
   consumer: string | null;
+  /** The call that opened it: the alarm's expiry entry is under its id. */
+  askedBy: string;
+  /** Expired by the run's alarm, and its call not yet told so. */
+  unreported: boolean;
 }
 
 /** The call id the model gives an operator's audit entry (the real one is random). */
@@ -35,20 +39,24 @@ export function approvalInModel(m: LedgerModel, p: ModelProposal): Expected | nu
   const latest = [...m.approvals]
     .reverse()
     .find((a) => a.fingerprint === p.fingerprint && a.key === p.key);
-  if (latest === undefined || latest.status === "consumed" || latest.status === "expired") {
+  const told = latest?.status === "expired" && !latest.unreported;
+  if (latest === undefined || latest.status === "consumed" || told) {
     m.approvals.push({
       fingerprint: p.fingerprint,
       key: p.key,
       status: "pending",
       lapsed: false,
       consumer: null,
+      askedBy: p.callId,
+      unreported: false,
     });
     m.audit.push({ callId: p.callId, decision: "approval_requested", reason: "approval_required" });
     return { kind: "approval" };
   }
   if (latest.status === "denied") return refusedHere(m, p.callId, "approval_denied");
-  if (latest.lapsed) {
+  if (latest.lapsed || latest.status === "expired") {
     latest.status = "expired";
+    latest.unreported = false;
     return refusedHere(m, p.callId, "approval_expired");
   }
   if (latest.status === "pending") {
@@ -73,13 +81,28 @@ export function decideInModel(
 ): { kind: "decided" } | { kind: "refuse"; reason: string } {
   const a = m.approvals[index];
   if (a === undefined) throw new Error("no such approval");
-  if (a.status !== "pending") return { kind: "refuse", reason: "approval_already_decided" };
-  if (a.lapsed) return { kind: "refuse", reason: "approval_expired" };
+  if (a.status !== "pending" && a.status !== "expired") {
+    return { kind: "refuse", reason: "approval_already_decided" };
+  }
+  if (a.lapsed || a.status === "expired") return { kind: "refuse", reason: "approval_expired" };
   a.status = decision === "approve" ? "approved" : "denied";
   // An approval restarts the clock as the grant's own.
   a.lapsed = false;
   m.audit.push({ callId: OPERATOR, decision: a.status, reason: null });
   return { kind: "decided" };
+}
+
+/**
+ * The run's alarm rings: each pending approval past its deadline expires, a denial under the
+ * call that asked, which its next proposal is told of.
+ */
+export function ringInModel(m: LedgerModel): void {
+  for (const a of m.approvals) {
+    if (a.status !== "pending" || !a.lapsed) continue;
+    a.status = "expired";
+    a.unreported = true;
+    m.audit.push({ callId: a.askedBy, decision: "block", reason: "approval_expired" });
+  }
 }
 
 /** The statuses the run publishes for its approvals. */

@@ -5,7 +5,7 @@ import { expect } from "vitest";
 import { verifyChain } from "../../src/core/audit-chain.ts";
 import type { Outcome, RunRef } from "../../src/ledger/protocol.ts";
 import { editRun } from "../helpers.ts";
-import { approvalStatuses, OPERATOR } from "./approval-model.ts";
+import { approvalStatuses, OPERATOR, ringInModel } from "./approval-model.ts";
 import {
   abandonInModel,
   decisionsOf,
@@ -291,6 +291,9 @@ export const halt = fc.constant(
       if (!m.halted) m.audit.push({ callId: OPERATOR, decision: "halted", reason: null });
       m.halted = true;
       expect(view?.status).toBe("halted");
+      // A halt sets the alarm for now; ring it here, so the model knows when it rang.
+      await runDurableObjectAlarm(r.stub);
+      ringInModel(m);
     },
   ),
 );
@@ -338,6 +341,7 @@ export const abandon = fc.constantFrom("ring the alarm", "read the run's status"
       if (then === "ring the alarm") await runDurableObjectAlarm(r.stub);
       else await r.stub.status();
       abandonInModel(m);
+      if (then === "ring the alarm") ringInModel(m);
     },
   ),
 );

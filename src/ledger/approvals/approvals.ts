@@ -34,6 +34,8 @@ interface ApprovalRow {
   edited_args: string | null;
   edited_fingerprint: string | null;
   quorum: number;
+  origin: string | null;
+  expiry_unreported: number;
 }
 
 function stateOf(row: ApprovalRow): ApprovalState {
@@ -47,6 +49,7 @@ function stateOf(row: ApprovalRow): ApprovalState {
     rule: row.rule,
     editedFingerprint: row.edited_fingerprint,
     editedArgs: row.edited_args,
+    expiryUnreported: row.expiry_unreported === 1,
   };
 }
 
@@ -107,6 +110,8 @@ export interface NewApproval {
   ttlMs: number;
   /** Who proposed the call, RFC 8785 JSON of its principal. */
   proposer: string | null;
+  /** The origin the call came to, for the links of its notifications. */
+  origin?: string;
 }
 
 /** Open a pending approval; returns its id. */
@@ -114,8 +119,8 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
   const id = `apr_${crypto.randomUUID().replaceAll("-", "")}`;
   sql.exec(
     `INSERT INTO approval (id, tool, fingerprint, policy_version, rule, args, idempotency_key,
-       status, requested_at, requested_by_call, expires_at, proposer, quorum)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+       status, requested_at, requested_by_call, expires_at, proposer, quorum, origin)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
     id,
     a.tool,
     a.fingerprint,
@@ -128,6 +133,7 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
     a.now + a.ttlMs,
     a.proposer,
     decidersOf(a.rule).quorum,
+    a.origin ?? null,
   );
   return id;
 }
@@ -199,7 +205,7 @@ export function pendingApprovals(sql: SqlStorage, now: number): number {
 
 /** Mark an approval expired (it was reported so; the next proposal asks anew). */
 export function expireApproval(sql: SqlStorage, id: string): void {
-  sql.exec("UPDATE approval SET status = 'expired' WHERE id = ?", id);
+  sql.exec("UPDATE approval SET status = 'expired', expiry_unreported = 0 WHERE id = ?", id);
 }
 
 /** Spend a grant on the call it admits: single use, in the admitting transaction. */

@@ -1,9 +1,12 @@
 /**
- * Announcing a new pending approval to the deployment's webhook: a signed JSON body
- * (core/webhook-signature.ts), posted after the agent has its answer (`waitUntil`), retried a
- * bounded number of times with doubling delays when the receiver fails or cannot be reached.
+ * Telling the deployment's webhook of an approval (a new one, a decision, an expiry): a signed
+ * JSON body (core/approval-notice.ts, core/webhook-signature.ts), posted once the act is
+ * committed and answered, retried a bounded number of times with doubling delays when the
+ * receiver fails or cannot be reached.
  */
-import { SIGNATURE_HEADER, signature } from "../core/webhook-signature.ts";
+import { type ApprovalNotice, linkOrigin, noticeBody } from "../../core/approval-notice.ts";
+import { SIGNATURE_HEADER, signature } from "../../core/webhook-signature.ts";
+import type { ApprovalView } from "./approval-types.ts";
 
 /** Deliveries tried at most, the first included. */
 export const WEBHOOK_ATTEMPTS = 4;
@@ -28,6 +31,41 @@ export function webhookOf(env: Env): WebhookTarget | null {
   const secret = env.APPROVAL_WEBHOOK_SECRET;
   if (url === undefined || url === "" || secret === undefined || secret === "") return null;
   return { url, secret };
+}
+
+/** Post `notice` to the deployment's webhook, if one is configured. */
+export async function notify(env: Env, notice: ApprovalNotice): Promise<void> {
+  const target = webhookOf(env);
+  if (target !== null) await deliver(target, noticeBody(notice));
+}
+
+/**
+ * The notice of `type` for approval `a` of `tenant`'s run, its link at `PUBLIC_URL` or else at
+ * `askedAt`, the origin the call came to.
+ */
+export function noticeOf(
+  env: Env,
+  type: ApprovalNotice["type"],
+  tenant: string,
+  a: ApprovalView,
+  askedAt: string | null,
+): ApprovalNotice {
+  return {
+    type,
+    tenant,
+    runId: a.run_id,
+    approvalId: a.approval_id,
+    tool: a.tool,
+    rule: a.rule,
+    args: JSON.parse(a.args) as unknown,
+    idempotencyKey: a.idempotency_key,
+    requestedAt: a.requested_at,
+    expiresAt: a.expires_at,
+    status: a.status,
+    decidedBy: a.decided_by,
+    note: a.note,
+    origin: linkOrigin(env.PUBLIC_URL, askedAt),
+  };
 }
 
 /**

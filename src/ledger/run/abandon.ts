@@ -140,16 +140,18 @@ export function expireCalls(
 }
 
 /**
- * The earliest moment the alarm has work: a key to drop or a lease to settle, or null. One
- * statement over two short tables: the run's keys (no more than its mutation cap) and the
- * calls in flight (`open_call`).
+ * The earliest moment the alarm has work: a key to drop, a lease to settle or an approval's
+ * deadline to pass (approvals/expiry.ts), or null. One statement over three short tables: the
+ * run's keys (no more than its mutation cap), the calls in flight (`open_call`) and the
+ * approvals (no more pending than the run's cap).
  */
 export function nextWake(sql: SqlStorage): number | null {
   return sql
     .exec<{ at: number | null }>(
       `SELECT MIN(at) AS at FROM (
          SELECT MIN(expires_at) AS at FROM idempotency_key
-         UNION ALL SELECT MIN(lease_expires_at) FROM open_call)`,
+         UNION ALL SELECT MIN(lease_expires_at) FROM open_call
+         UNION ALL SELECT MIN(expires_at) FROM approval WHERE status = 'pending')`,
     )
     .one().at;
 }

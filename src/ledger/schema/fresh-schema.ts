@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 3 migration steps. */
+/** The RunLedger's schema after its 4 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 3,
+  steps: 4,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -104,7 +104,7 @@ CREATE TABLE approval (
      decided_by TEXT,
      note TEXT,
      consumed_by_call TEXT
-   , proposer TEXT, edited_args TEXT, edited_fingerprint TEXT, quorum INTEGER NOT NULL DEFAULT 1);
+   , proposer TEXT, edited_args TEXT, edited_fingerprint TEXT, quorum INTEGER NOT NULL DEFAULT 1, origin TEXT, expiry_unreported INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE escalation_resolution (
      seq INTEGER PRIMARY KEY,
      resolution TEXT NOT NULL CHECK (resolution IN ('retry_allowed', 'closed')),

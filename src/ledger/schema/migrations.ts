@@ -148,4 +148,9 @@ export const MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL,
      PRIMARY KEY (approval_id, decider)
    ) WITHOUT ROWID;`,
+  // The origin the approval was asked at: the link its notifications carry when PUBLIC_URL is
+  // unset, an expiry's among them, sent by the alarm with no request to read it from. An
+  // approval the alarm expired is `expiry_unreported` until the call's next proposal is told.
+  `ALTER TABLE approval ADD COLUMN origin TEXT;
+   ALTER TABLE approval ADD COLUMN expiry_unreported INTEGER NOT NULL DEFAULT 0;`,
 ];
