@@ -100,6 +100,7 @@ function personOf(encoded: string): Person | null {
     const field = (x: unknown) => typeof x === "string" && x.length <= MAX_PERSON_FIELD;
     const optional = (x: unknown) => x === null || field(x);
     if (!field(p.iss) || !field(p.sub) || !optional(p.email) || !optional(p.name)) return null;
+    if (p.email_verified !== undefined && typeof p.email_verified !== "boolean") return null;
     return p as Person;
   } catch {
     return null;

@@ -285,11 +285,15 @@ export function decidable(state: ApprovalState, now: number): Refusal | null {
   return null;
 }
 
-/** A person as an act or a call names them: their issuer, subject and email, if known. */
+/**
+ * A person as an act or a call names them: their issuer, subject and email, if known, and
+ * whether their identity provider said it verified that email.
+ */
 export interface PersonId {
   iss: string;
   sub: string;
   email?: string;
+  email_verified?: boolean;
 }
 
 /** Who decides an approval: a stable id (one approval each) and the person, if one. */
@@ -302,12 +306,20 @@ export interface Decider {
 
 /** The decider of a principal: a person by issuer and subject, a key by its id. */
 export function deciderOf(
-  principal: { kind: string; key_id?: string | null; iss?: string; sub?: string; email?: string },
+  principal: {
+    kind: string;
+    key_id?: string | null;
+    iss?: string;
+    sub?: string;
+    email?: string;
+    email_verified?: boolean;
+  },
   actor: string,
 ): Decider {
   if (principal.kind === "person" && principal.iss !== undefined && principal.sub !== undefined) {
     const person: PersonId = { iss: principal.iss, sub: principal.sub };
     if (principal.email !== undefined) person.email = principal.email;
+    if (principal.email_verified === true) person.email_verified = true;
     return { id: `person:${principal.iss} ${principal.sub}`, person };
   }
   if (principal.kind === "key")
@@ -315,8 +327,15 @@ export function deciderOf(
   return { id: `key:${actor}`, person: null };
 }
 
+/** Why a person whose email the provider did not verify is not matched by it. */
+const UNVERIFIED =
+  " Your identity provider did not say it verified your email, so the fence matches you by subject only.";
+
 function named(people: readonly string[], person: PersonId): boolean {
   if (people.includes(`sub:${person.sub}`)) return true;
+  // OIDC Core §5.1: an email names the person only once their provider says it verified it;
+  // else anyone let in by a group claim could take a named approver's email as their own.
+  if (person.email_verified !== true) return false;
   const email = person.email?.toLowerCase();
   return email !== undefined && people.some((p) => p.toLowerCase() === email);
 }
@@ -338,7 +357,9 @@ export function mayDecide(
       return refuse("approver_not_allowed", detail);
     }
     if (!named(d.approvers.people, decider.person)) {
-      const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names, and you are not one of them.`;
+      const { email, email_verified } = decider.person;
+      const unverified = email !== undefined && email_verified !== true ? UNVERIFIED : "";
+      const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names, and you are not one of them.${unverified}`;
       return refuse("approver_not_allowed", detail);
     }
   }

@@ -16,6 +16,8 @@ export interface Person {
   sub: string;
   /** Their email, when the provider gave one. */
   email: string | null;
+  /** True when the provider said it verified the email (`email_verified`, OIDC Core §5.1). */
+  email_verified?: boolean;
   /** Their display name, when the provider gave one. */
   name: string | null;
 }
@@ -102,5 +104,13 @@ export function personOf(claims: Claims): Person | null {
   const iss = text(claims.iss);
   const sub = text(claims.sub);
   if (iss === null || sub === null) return null;
-  return { iss, sub, email: text(claims.email), name: text(claims.name) };
+  const email = text(claims.email);
+  const verified = email !== null && claims.email_verified === true;
+  return {
+    iss,
+    sub,
+    email,
+    name: text(claims.name),
+    ...(verified ? { email_verified: true } : {}),
+  };
 }

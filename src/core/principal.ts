@@ -27,6 +27,7 @@ export function personPrincipal(person: Person): PersonPrincipal {
     iss: person.iss,
     sub: person.sub,
     ...(person.email === null ? {} : { email: person.email }),
+    ...(person.email !== null && person.email_verified === true ? { email_verified: true } : {}),
     ...(person.name === null ? {} : { name: person.name }),
   };
 }

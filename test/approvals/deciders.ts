@@ -6,9 +6,9 @@ import { newRun } from "../helpers.ts";
 const EVIDENCE = { contentType: "application/json", payload: "{}", truncated: false };
 const ISSUER = "https://idp.example";
 
-/** A person signed in through the identity provider. */
-export function person(sub: string, email: string): AuditPrincipal {
-  return { kind: "person", iss: ISSUER, sub, email };
+/** A person signed in through the identity provider, which verified their email unless told. */
+export function person(sub: string, email: string, verified = true): AuditPrincipal {
+  return { kind: "person", iss: ISSUER, sub, email, ...(verified ? { email_verified: true } : {}) };
 }
 
 /** An operator's act on an approval, by `principal`. */

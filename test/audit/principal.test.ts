@@ -78,6 +78,7 @@ describe("every audit entry names its principal", () => {
       iss: idp.issuer,
       sub: "s-ada",
       email: "ada@example.com",
+      email_verified: true,
       name: "Ada",
     });
     const page = await (await browser.fetch(`/console/runs/${run}`)).text();

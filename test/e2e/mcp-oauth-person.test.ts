@@ -105,6 +105,7 @@ describe("a person signs in through the company's OpenID provider to connect an 
         iss: issuer,
         sub: LOGIN,
         email: PERSON.email,
+        email_verified: true,
         name: PERSON.name,
         client_id: auth.info?.client_id,
         grant_id: grant,

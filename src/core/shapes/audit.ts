@@ -57,6 +57,7 @@ export const PrincipalSchema = v.variant("kind", [
     iss: v.string(),
     sub: v.string(),
     email: v.optional(v.string()),
+    email_verified: v.optional(v.literal(true)),
     name: v.optional(v.string()),
     ...Via,
   }),
