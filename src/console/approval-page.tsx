@@ -5,12 +5,13 @@
  * method the API's route calls, and its form posts to the console's approval act.
  */
 import type { Hono } from "hono";
+import type { Fence } from "../core/policy.ts";
 import { APPROVAL_ID } from "../http/approvals.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import { runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
-import { Approval } from "./waiting.tsx";
+import { Approval, waitingOf } from "./waiting.tsx";
 
 /** What a decided approval's page says instead of the form. */
 const SETTLED: Record<string, string> = {
@@ -23,6 +24,7 @@ const SETTLED: Record<string, string> = {
 /** Mount the approval page; `missing` answers an unknown run or approval. */
 export function mountApprovalPage(
   app: Hono<ConsoleEnv>,
+  fence: Fence,
   missing: (c: ConsoleContext) => Promise<Response>,
 ): void {
   app.get("/runs/:run_id/approvals/:approval_id", async (c) => {
@@ -51,7 +53,7 @@ export function mountApprovalPage(
           Approve <code>{approval.tool}</code> in run <a href={base}>{ref.runId}</a>?
         </h1>
         {status === "pending" ? (
-          <Approval base={base} approval={approval} />
+          <Approval base={base} waiting={waitingOf(fence, c.get("operator"), approval)} />
         ) : (
           <Notice kind="info">{SETTLED[status] ?? status}</Notice>
         )}

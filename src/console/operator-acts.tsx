@@ -5,12 +5,26 @@
  */
 import type { Hono } from "hono";
 import * as v from "valibot";
-import { APPROVAL_ID, applyDecision, DecisionSchema, ResolutionSchema } from "../http/approvals.ts";
+import { canonicalize } from "../core/canonical.ts";
+import { parseStrictJson } from "../core/json.ts";
+import type { Fence } from "../core/policy.ts";
+import { type Refusal, refuse } from "../core/reasons.ts";
+import { err, ok, type Result } from "../core/result.ts";
+import {
+  APPROVAL_ID,
+  applyDecision,
+  DecisionSchema,
+  editOf,
+  ResolutionSchema,
+} from "../http/approvals.ts";
+import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import type { OperatorAct } from "../ledger/approvals/approval-types.ts";
+import type { OperatorAct, OperatorDecision } from "../ledger/approvals/approval-types.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import type { ApprovalEdit } from "../ledger/run/operator.ts";
 import { actorOf, runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
+import { refusalText } from "./waiting.tsx";
 
 /** What a posted act form carried, checked, with the act to record. */
 type ReadAct<T> = { ok: true; body: T; act: OperatorAct } | { ok: false; error: string };
@@ -40,6 +54,44 @@ async function readAct<S extends v.GenericSchema>(
   };
 }
 
+/** A refusal in words, with each contract issue an edit broke. */
+function refusalWords(refusal: Refusal): string {
+  const issues = (refusal.issues ?? []).map((i) => `${i.path || "(args)"}: ${i.message}`);
+  return issues.length === 0
+    ? refusalText(refusal)
+    : `${refusalText(refusal)} (${issues.join("; ")})`;
+}
+
+/**
+ * The form's `args` as an edit of approval `id`, or none: a text left as shown (the same JSON
+ * as the arguments the approval now holds) approves them as they are. An edit goes through the
+ * API's own check (src/http/approvals.ts `editOf`), so a sensitive argument left in its
+ * redacted form is refused there.
+ */
+async function formEdit(
+  c: ConsoleContext,
+  fence: Fence,
+  ref: RunRef,
+  id: string,
+  decision: OperatorDecision,
+): Promise<Result<ApprovalEdit | undefined, Refusal>> {
+  const text = new URLSearchParams(await c.req.text()).get("args") ?? "";
+  if (text.trim() === "") return ok(undefined);
+  const parsed = parseStrictJson(text, { maxDepth: MAX_JSON_DEPTH });
+  if (!parsed.ok)
+    return err(refuse("malformed_payload", `The edited args are not JSON: ${parsed.error.detail}`));
+  const approval = (await ledgerOf(c.env, ref).approvals(null))?.find((a) => a.approval_id === id);
+  if (approval === undefined) return ok(undefined);
+  const current = JSON.parse(approval.edited_args ?? approval.args) as unknown;
+  if (canonicalize(parsed.value) === canonicalize(current)) return ok(undefined);
+  if (decision !== "approve") {
+    return err(
+      refuse("malformed_payload", "The arguments were edited: an edit may only be approved."),
+    );
+  }
+  return editOf(c.env, c.req.raw, fence, ref, id, parsed.value);
+}
+
 /** The routes' answers: back to the run's page with what happened, or why not. */
 export type ActAnswer = (
   c: ConsoleContext,
@@ -56,6 +108,7 @@ export function mountActs(
   app: Hono<ConsoleEnv>,
   answer: ActAnswer,
   missing: (c: ConsoleContext) => Promise<Response>,
+  fence: Fence,
 ): void {
   app.post("/runs/:run_id/approvals/:approval_id", async (c) => {
     const ref = runRefOf(c);
@@ -63,8 +116,11 @@ export function mountActs(
     if (ref === null || !APPROVAL_ID.test(id)) return missing(c);
     const read = await readAct(c, DecisionSchema, "decision");
     if (!read.ok) return answer(c, ref, `The decision is not valid: ${read.error}.`, "");
-    const decided = await applyDecision(c.env, ref, id, read.body.decision, read.act);
-    if (decided.kind === "refuse") return answer(c, ref, decided.refusal.detail, "");
+    const edit = await formEdit(c, fence, ref, id, read.body.decision);
+    if (!edit.ok) return answer(c, ref, refusalWords(edit.error), "");
+    const { decision } = read.body;
+    const decided = await applyDecision(c.env, ref, id, decision, read.act, edit.value);
+    if (decided.kind === "refuse") return answer(c, ref, refusalWords(decided.refusal), "");
     return answer(c, ref, null, read.body.decision === "approve" ? "approved" : "denied");
   });
 

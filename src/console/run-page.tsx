@@ -3,16 +3,15 @@
  * actions (halt, tighten limits) and the timeline. The summary and timeline are also served
  * alone as the live fragment the page's script polls while the run is active.
  */
-
 import { formatDuration } from "../core/duration.ts";
-import type { ApprovalView, EscalationView } from "../ledger/approvals/approval-types.ts";
+import type { EscalationView } from "../ledger/approvals/approval-types.ts";
 import type { RunSummary } from "../ledger/protocol.ts";
 import type { CallContext } from "./call-detail.tsx";
 import type { Operator } from "./context.ts";
 import { DecisionBadge, Gauge, Notice, Page, StatusBadge, utcTime } from "./layout.tsx";
 import { RunCharts } from "./run-charts.tsx";
 import { Entry, type TimelineEntry, TimelineHead } from "./timeline.tsx";
-import { Waiting } from "./waiting.tsx";
+import { Waiting, type WaitingApproval } from "./waiting.tsx";
 
 /** Everything a run's page shows. */
 export interface RunPageData {
@@ -30,8 +29,8 @@ export interface RunPageData {
   notice: { kind: "info" | "error"; text: string } | null;
   /** What waits for an operator. */
   waiting: {
-    /** Pending approvals, oldest first. */
-    approvals: ApprovalView[];
+    /** Pending approvals, oldest first, with who may decide them. */
+    approvals: WaitingApproval[];
     /** Open escalations, oldest first. */
     escalations: EscalationView[];
   };

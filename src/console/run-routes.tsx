@@ -16,11 +16,12 @@ import type { AuditEntry, RunRef } from "../ledger/protocol.ts";
 import { actorOf, runRefOf } from "./access.ts";
 import { mountApprovalPage } from "./approval-page.tsx";
 import type { CallContext } from "./call-detail.tsx";
-import type { ConsoleContext, ConsoleEnv } from "./context.ts";
+import type { ConsoleContext, ConsoleEnv, Operator } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { mountActs } from "./operator-acts.tsx";
 import { LiveFragment, RunPage, type RunPageData } from "./run-page.tsx";
 import { callsOf, explain, type ReadOptions } from "./timeline.tsx";
+import { waitingOf } from "./waiting.tsx";
 
 /** Entries per page of the timeline, and per read of the NDJSON download. */
 const PAGE = 500;
@@ -68,6 +69,7 @@ async function pageData(
   ref: RunRef,
   after: number,
   notice: PageNotice,
+  viewer: Operator,
 ) {
   const ledger = ledgerOf(env, ref);
   const [run, page, approvals, escalations] = await Promise.all([
@@ -84,7 +86,9 @@ async function pageData(
   const last = entries.at(-1);
   const nextAfter = entries.length === PAGE && last !== undefined ? last.seq : null;
   const waiting = {
-    approvals: (approvals ?? []).filter((a) => a.status === "pending"),
+    approvals: (approvals ?? [])
+      .filter((a) => a.status === "pending")
+      .map((a) => waitingOf(read.fence, viewer, a)),
     escalations: escalations.filter((e) => e.resolution === null).slice(0, WAITING_SHOWN),
   };
   const context: CallContext = {
@@ -148,7 +152,8 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   const read: ReadOptions = { fence, maxDepth: MAX_JSON_DEPTH };
 
   async function render(c: ConsoleContext, ref: RunRef, notice: PageNotice, status = 200) {
-    const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), notice);
+    const after = cursorOf(c.req.query("after"));
+    const data = await pageData(read, c.env, ref, after, notice, c.get("operator"));
     if (data === null) return unknownRun(c);
     return html(<RunPage operator={c.get("operator")} data={data} />, status);
   }
@@ -163,7 +168,8 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
   app.get("/runs/:run_id/live", async (c) => {
     const ref = runRefOf(c);
     if (ref === null) return unknownRun(c);
-    const data = await pageData(read, c.env, ref, cursorOf(c.req.query("after")), null);
+    const after = cursorOf(c.req.query("after"));
+    const data = await pageData(read, c.env, ref, after, null, c.get("operator"));
     if (data === null) return unknownRun(c);
     return html(
       <LiveFragment run={data.run} entries={data.entries} now={data.now} context={data.context} />,
@@ -226,6 +232,7 @@ export function mountRuns(app: Hono<ConsoleEnv>, fence: Fence): void {
       return c.redirect(`/console/runs/${encodeURIComponent(ref.runId)}?done=${done}`, 303);
     },
     unknownRun,
+    fence,
   );
-  mountApprovalPage(app, unknownRun);
+  mountApprovalPage(app, fence, unknownRun);
 }

@@ -58,7 +58,11 @@ describe("a named approver's email counts only when their provider verified it",
   });
 
   it("keeps matching a `sub:` entry whether or not the email is verified", () => {
-    const rule = { name: "by_subject", always: true as const, approvers: { people: ["sub:s-ada"] } };
+    const rule = {
+      name: "by_subject",
+      always: true as const,
+      approvers: { people: ["sub:s-ada"] },
+    };
     const ada = deciderOf(person("s-ada", "ada@example.com", false), "ada@example.com");
     expect(mayDecide(rule, ada, null, "apr_1")).toBeNull();
     const other = deciderOf(person("s-eve", "ada@example.com", true), "ada@example.com");

@@ -172,7 +172,7 @@ export function decide(
 }
 
 /** The rule an approval was asked under; gone from the policy, the default deciders decide. */
-function ruleOf(fence: Fence, tool: string, name: string): ApprovalRule {
+export function ruleOf(fence: Fence, tool: string, name: string): ApprovalRule {
   return approvalRulesOf(fence, tool).find((r) => r.name === name) ?? { name, always: true };
 }
 
