@@ -2,7 +2,7 @@
  * The detectors of the result rules: each finds spans of one kind in one string of a tool's
  * answer. Offsets are UTF-16 code units of that string, as JavaScript indexes it.
  */
-import { SECRET_RULES } from "./secret-rules.ts";
+import { findSecretMatches } from "./secret-rules.ts";
 
 /** The kinds of text a result rule finds. */
 export type DetectorKind =
@@ -36,7 +36,12 @@ function matches(kind: DetectorKind, what: string, pattern: RegExp, text: string
 
 /** Provider keys and tokens, private keys, JWTs and passwords in URLs (secret-rules.ts). */
 export function findSecrets(text: string): Span[] {
-  return SECRET_RULES.flatMap((r) => matches("secrets", r.id, r.pattern, text));
+  return findSecretMatches(text).map((m) => ({
+    kind: "secrets",
+    what: m.id,
+    start: m.start,
+    end: m.end,
+  }));
 }
 
 /** The Luhn check (ISO/IEC 7812-1 Annex B) over a string of digits. */

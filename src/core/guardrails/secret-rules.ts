@@ -1,119 +1,234 @@
 /**
- * The secret formats the `secrets` result rule finds, as data: one entry per provider token,
- * key or credential-bearing form.
- *
- * Source: the rule ids and the token shapes follow gitleaks' default rule set
- * (github.com/gitleaks/gitleaks, `config/gitleaks.toml`, MIT License), which is maintained
- * against the providers' published token formats; each entry here keeps gitleaks' id so a
- * finding can be looked up there. The patterns are written for JavaScript's RegExp (gitleaks'
- * are Go RE2 with keyword prefilters), and only formats with a distinctive prefix or structure
- * are kept, so an answer is not redacted for holding a random-looking identifier. secretlint's
- * recommended preset was not taken: its rules are Node modules run by its own engine, not data
- * a Worker can apply to a string.
+ * The secret formats the `secrets` result rule finds: gitleaks' default rule set
+ * (github.com/gitleaks/gitleaks, `config/gitleaks.toml`, MIT License), vendored as
+ * `gitleaks.toml` beside this file, and the fence's own rules in the same format
+ * (`fence-secrets.toml`), both converted to JavaScript by `npm run secret-rules` into
+ * `secret-rules.json`. A rule's pattern runs only where one of its keywords occurs, as
+ * gitleaks runs it; its secret must reach the rule's entropy, and is dropped when an allowlist
+ * (the rule's or the global one) takes it for a placeholder, a variable or an example.
  */
+import RULES from "./secret-rules.json" with { type: "json" };
 
-/** One secret format. */
-export interface SecretRule {
-  /** gitleaks' rule id. */
-  id: string;
-  /** What the secret is, in words. */
-  title: string;
-  /** The pattern, matched globally against each string of a result. */
-  pattern: RegExp;
+/** A pattern as data: JavaScript source and flags. */
+export interface PatternData {
+  /** The RegExp source. */
+  regex: string;
+  /** Its flags, beside the `g` and `d` every pattern gets ("i", "s", "is"). */
+  flags?: string;
 }
 
-export const SECRET_RULES: readonly SecretRule[] = [
-  {
-    id: "private-key",
-    title: "a PEM private key",
-    pattern:
-      /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g,
-  },
-  {
-    id: "github-pat",
-    title: "a GitHub personal access token",
-    pattern: /\bghp_[0-9A-Za-z]{36}\b/g,
-  },
-  {
-    id: "github-fine-grained-pat",
-    title: "a GitHub fine-grained token",
-    pattern: /\bgithub_pat_\w{82}\b/g,
-  },
-  { id: "github-oauth", title: "a GitHub OAuth token", pattern: /\bgho_[0-9A-Za-z]{36}\b/g },
-  {
-    id: "github-app-token",
-    title: "a GitHub app token",
-    pattern: /\b(?:ghu|ghs)_[0-9A-Za-z]{36}\b/g,
-  },
-  {
-    id: "github-refresh-token",
-    title: "a GitHub refresh token",
-    pattern: /\bghr_[0-9A-Za-z]{36}\b/g,
-  },
-  { id: "gitlab-pat", title: "a GitLab personal access token", pattern: /\bglpat-[\w-]{20}\b/g },
-  {
-    id: "aws-access-token",
-    title: "an AWS access key id",
-    pattern: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/g,
-  },
-  {
-    id: "slack-bot-token",
-    title: "a Slack token",
-    pattern: /\bxox[abposr]-[0-9]{10,13}-[0-9A-Za-z-]{10,}\b/g,
-  },
-  {
-    id: "slack-webhook-url",
-    title: "a Slack webhook URL",
-    pattern: /\bhooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/g,
-  },
-  {
-    id: "stripe-access-token",
-    title: "a Stripe secret or restricted key",
-    pattern: /\b(?:sk|rk)_(?:test|live|prod)_[0-9A-Za-z]{10,99}\b/g,
-  },
-  {
-    id: "openai-api-key",
-    title: "an OpenAI API key",
-    pattern: /\bsk-(?:(?:proj|svcacct|admin)-[\w-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})/g,
-  },
-  {
-    id: "anthropic-api-key",
-    title: "an Anthropic API key",
-    pattern: /\bsk-ant-(?:api|admin)\d{2}-[\w-]{80,}/g,
-  },
-  { id: "gcp-api-key", title: "a Google API key", pattern: /\bAIza[\w-]{35}\b/g },
-  { id: "npm-access-token", title: "an npm access token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  {
-    id: "sendgrid-api-token",
-    title: "a SendGrid API key",
-    pattern: /\bSG\.[\w-]{22}\.[\w-]{43}\b/g,
-  },
-  {
-    id: "huggingface-access-token",
-    title: "a Hugging Face token",
-    pattern: /\bhf_[A-Za-z]{34}\b/g,
-  },
-  { id: "twilio-api-key", title: "a Twilio API key", pattern: /\bSK[0-9a-fA-F]{32}\b/g },
-  {
-    id: "shopify-access-token",
-    title: "a Shopify access token",
-    pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g,
-  },
-  {
-    id: "digitalocean-pat",
-    title: "a DigitalOcean token",
-    pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/g,
-  },
-  {
-    id: "jwt",
-    title: "a JSON Web Token",
-    pattern: /\beyJ[\w-]{10,}\.eyJ[\w-]{10,}\.[\w-]{10,}/g,
-  },
-  {
-    // Not a gitleaks id: a URL whose user-info holds a password (RFC 3986 §3.2.1 deprecates it
-    // for exactly this reason), as database and broker connection strings carry it.
-    id: "url-password",
-    title: "a connection string with a password",
-    pattern: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,128}:[^\s/@"'<>]{1,256}@[^\s/"'<>]+/gi,
-  },
-];
+/** What a gitleaks allowlist checks; an allowlist that only names file paths is not kept. */
+export interface AllowlistData {
+  /** What the patterns are tried on: the secret (the default), the whole match or its line. */
+  target?: "match" | "line";
+  /** A secret, match or line one of these finds is not reported. */
+  regexes?: readonly PatternData[];
+  /** A secret holding one of these words (lower case) is not reported. */
+  stopwords?: readonly string[];
+}
+
+/** One secret format, as gitleaks writes it. */
+export interface SecretRuleData extends PatternData {
+  /** gitleaks' rule id, or the fence's own. */
+  id: string;
+  /** The capture group that is the secret; else the first group that matched, else the match. */
+  secretGroup?: number;
+  /** The least Shannon entropy (bits per character) of a secret. */
+  entropy?: number;
+  /** Lower-case words one of which the text must hold for the pattern to run; none: always. */
+  keywords: readonly string[];
+  /** Matches these take for no secret. */
+  allowlists?: readonly AllowlistData[];
+}
+
+/** A converted rule file. */
+export interface SecretRuleSet {
+  /** Where the rules come from: repository and commit. */
+  source: string;
+  /** The allowlist every rule shares. */
+  allowlist: AllowlistData;
+  /** The rules. */
+  rules: readonly SecretRuleData[];
+  /** The rules of the files that were not converted, and why. */
+  leftOut: readonly { id: string; why: string }[];
+}
+
+/** The converted rule set the worker runs. */
+export const SECRET_RULE_SET = RULES as SecretRuleSet;
+
+/** A secret one rule found: where the secret is, in UTF-16 code units. */
+export interface SecretMatch {
+  /** The rule's id. */
+  id: string;
+  /** First code unit of the secret. */
+  start: number;
+  /** One past its last code unit. */
+  end: number;
+}
+
+interface Allowlist {
+  target: "secret" | "match" | "line";
+  regexes: readonly RegExp[];
+  stopwords: readonly string[];
+}
+
+interface Rule {
+  data: SecretRuleData;
+  allowlists: readonly Allowlist[];
+  /** Built at the first text holding a keyword: most rules never run in one isolate. */
+  pattern?: RegExp;
+}
+
+function allowlistOf(a: AllowlistData): Allowlist {
+  return {
+    target: a.target ?? "secret",
+    regexes: (a.regexes ?? []).map((p) => new RegExp(p.regex, p.flags ?? "")),
+    stopwords: a.stopwords ?? [],
+  };
+}
+
+/** A keyword and the rules (by index) it lets run. */
+interface Keyword {
+  word: string;
+  rules: number[];
+}
+
+/**
+ * The rules, and their keywords indexed by their first two characters, so one pass over a
+ * text finds every keyword it holds (every gitleaks keyword is ASCII, of two characters or
+ * more; a rule with another keyword always runs).
+ */
+interface Compiled {
+  rules: readonly Rule[];
+  /** Whether a keyword starts with the two ASCII characters `a * 128 + b`. */
+  pairs: Uint8Array;
+  byPair: ReadonlyMap<number, readonly Keyword[]>;
+  always: readonly number[];
+  global: Allowlist;
+}
+
+let compiledSet: Compiled | undefined;
+
+const ASCII_KEYWORD = /^[ -~]{2,}$/;
+
+function compiled(): Compiled {
+  if (compiledSet !== undefined) return compiledSet;
+  const rules = SECRET_RULE_SET.rules.map((data) => ({
+    data,
+    allowlists: (data.allowlists ?? []).map(allowlistOf),
+  }));
+  const words = new Map<string, Keyword>();
+  const always: number[] = [];
+  for (const [n, { data }] of rules.entries()) {
+    const usable = data.keywords.filter((w) => ASCII_KEYWORD.test(w));
+    if (usable.length < data.keywords.length || usable.length === 0) always.push(n);
+    for (const word of usable) {
+      const k = words.get(word) ?? { word, rules: [] };
+      k.rules.push(n);
+      words.set(word, k);
+    }
+  }
+  const pairs = new Uint8Array(128 * 128);
+  const byPair = new Map<number, Keyword[]>();
+  for (const k of words.values()) {
+    const pair = k.word.charCodeAt(0) * 128 + k.word.charCodeAt(1);
+    pairs[pair] = 1;
+    byPair.set(pair, [...(byPair.get(pair) ?? []), k]);
+  }
+  compiledSet = { rules, pairs, byPair, always, global: allowlistOf(SECRET_RULE_SET.allowlist) };
+  return compiledSet;
+}
+
+/** The rules a text lets run: those with a keyword in it, in rule order. */
+function rulesFor(text: string, c: Compiled): number[] {
+  const lower = text.toLowerCase();
+  const run = new Set(c.always);
+  const seen = new Set<string>();
+  for (let i = 0; i + 1 < lower.length; i++) {
+    const a = lower.charCodeAt(i);
+    const b = lower.charCodeAt(i + 1);
+    if (a >= 128 || b >= 128 || c.pairs[a * 128 + b] === 0) continue;
+    for (const k of c.byPair.get(a * 128 + b) ?? []) {
+      if (seen.has(k.word) || !lower.startsWith(k.word, i)) continue;
+      seen.add(k.word);
+      for (const n of k.rules) run.add(n);
+    }
+  }
+  return [...run].sort((a, b) => a - b);
+}
+
+/** Counts of the ASCII characters of one secret, reused: entropy is taken once per match. */
+const ASCII_COUNTS = new Int32Array(128);
+
+/**
+ * Shannon entropy of `s`, in bits per character, as gitleaks computes it (over UTF-16 code
+ * units here, over bytes there: the same for the ASCII every token format is made of).
+ */
+export function shannonEntropy(s: string): number {
+  const distinct: number[] = [];
+  let others: Map<number, number> | undefined;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) {
+      others ??= new Map();
+      others.set(c, (others.get(c) ?? 0) + 1);
+      continue;
+    }
+    if (ASCII_COUNTS[c] === 0) distinct.push(c);
+    ASCII_COUNTS[c] = (ASCII_COUNTS[c] ?? 0) + 1;
+  }
+  let bits = 0;
+  const add = (count: number) => {
+    bits -= (count / s.length) * Math.log2(count / s.length);
+  };
+  for (const c of distinct) {
+    add(ASCII_COUNTS[c] ?? 0);
+    ASCII_COUNTS[c] = 0;
+  }
+  others?.forEach(add);
+  return bits;
+}
+
+function lineAround(text: string, start: number, end: number): string {
+  const from = text.lastIndexOf("\n", start - 1) + 1;
+  const to = text.indexOf("\n", end);
+  return text.slice(from, to < 0 ? text.length : to);
+}
+
+function allowed(a: Allowlist, secret: string, match: string, line: () => string): boolean {
+  const target = a.target === "secret" ? secret : a.target === "match" ? match : line();
+  if (a.regexes.some((r) => r.test(target))) return true;
+  const lower = secret.toLowerCase();
+  return a.stopwords.some((w) => lower.includes(w));
+}
+
+/** The secret of one match: the rule's group, else the first group that matched, else all. */
+function secretOf(m: RegExpExecArray, group: number | undefined): [number, number] {
+  const indices = m.indices ?? [];
+  const at =
+    group !== undefined
+      ? indices[group]
+      : indices.slice(1).find((g) => g !== undefined && g[1] > g[0]);
+  return at ?? [m.index, m.index + m[0].length];
+}
+
+/** Every secret of `text`, by the rules whose keywords it holds. */
+export function findSecretMatches(text: string): SecretMatch[] {
+  const found: SecretMatch[] = [];
+  const c = compiled();
+  for (const n of rulesFor(text, c)) {
+    const rule = c.rules[n] as Rule;
+    const { data } = rule;
+    rule.pattern ??= new RegExp(data.regex, `${data.flags ?? ""}dg`);
+    for (const m of text.matchAll(rule.pattern)) {
+      const [start, end] = secretOf(m, data.secretGroup);
+      const secret = text.slice(start, end);
+      // gitleaks keeps a secret only above the rule's entropy.
+      if (data.entropy !== undefined && shannonEntropy(secret) <= data.entropy) continue;
+      const line = () => lineAround(text, m.index, m.index + m[0].length);
+      if ([c.global, ...rule.allowlists].some((a) => allowed(a, secret, m[0], line))) continue;
+      found.push({ id: data.id, start, end });
+    }
+  }
+  return found;
+}

@@ -23,11 +23,11 @@ describe("secrets", () => {
     ["github-pat", `token: ghp_${alnum(36)} end`],
     ["github-fine-grained-pat", `github_pat_${alnum(22)}_${alnum(59)}`],
     ["gitlab-pat", `glpat-${alnum(20)}`],
-    ["aws-access-token", `key=${"AKIA"}${"IOSFODNN7EXAMPLE"}`],
-    ["slack-bot-token", `xoxb-1234567890123-${alnum(24)}`],
+    ["aws-access-token", `key=${"AKIA"}${"LALEMEL33243OLIB"}`],
+    ["slack-bot-token", `xoxb-781236542736-2364535789652-${alnum(24)}`],
     ["stripe-access-token", `${"sk_"}live_${alnum(24)}`],
-    ["openai-api-key", `${"sk-"}proj-${alnum(40)}`],
-    ["anthropic-api-key", `${"sk-ant-"}api03-${alnum(32).repeat(3)}`],
+    ["openai-api-key", `${"sk-"}proj-${alnum(74)}${"T3Blbk"}FJ${alnum(74)}`],
+    ["anthropic-api-key", `${"sk-ant-"}api03-${alnum(31).repeat(3)}AA`],
     ["gcp-api-key", `AIza${alnum(35)}`],
     ["npm-access-token", `npm_${alnum(36)}`],
     ["digitalocean-pat", `dop_v1_${hex(64)}`],
@@ -57,6 +57,7 @@ describe("secrets", () => {
     ["a URL with a user and no password", "https://alice@example.com/path"],
     ["a URL with a port", "http://localhost:8787/v1/runs"],
     ["a public key", "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqh\n-----END PUBLIC KEY-----"],
+    ["an AWS documentation example key", `key=${"AKIA"}${"IOSFODNN7EXAMPLE"}`],
     ["prose about keys", "Rotate your API key and private key every 90 days."],
   ])("does not take %s for a secret", (_what, text) => {
     expect(findSecrets(text)).toEqual([]);
