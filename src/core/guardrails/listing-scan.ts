@@ -6,6 +6,7 @@
  * far longer than its schema warrants is reported. Used by `npm run contracts -- import`, its
  * drift check and the scheduled one; what was found is pinned with the contract.
  */
+import CONFUSABLES from "./confusables.json" with { type: "json" };
 import { findHidden, findModelAddressed } from "./detectors.ts";
 
 /** What a listing scan finds. */
@@ -47,55 +48,24 @@ export interface ListedToolText {
 }
 
 /**
- * Letters that read as others (UTS #39 confusables for Cyrillic and Greek homoglyphs of
- * Latin letters, and the ASCII look-alikes of names set in a sans-serif face), each mapped to
- * one representative: two names with the same skeleton read the same.
+ * What each character reads as: Unicode's confusables (UTS #39, `confusables.txt`), the
+ * mappings whose prototype is ASCII letters, digits, `_` or `-` (vendored in confusables.txt
+ * beside this file, converted by `npm run confusables`).
  */
-const LOOK_ALIKE: Readonly<Record<string, string>> = {
-  а: "a",
-  е: "e",
-  о: "o",
-  р: "p",
-  с: "c",
-  у: "y",
-  х: "x",
-  і: "l",
-  ј: "j",
-  ѕ: "s",
-  ԁ: "d",
-  ɡ: "g",
-  һ: "h",
-  ԛ: "q",
-  ԝ: "w",
-  к: "k",
-  м: "m",
-  т: "t",
-  в: "b",
-  н: "h",
-  α: "a",
-  ο: "o",
-  ρ: "p",
-  ν: "v",
-  τ: "t",
-  ι: "l",
-  κ: "k",
-  χ: "x",
-  ε: "e",
-  υ: "u",
-  i: "l",
-  I: "l",
-  "1": "l",
-  "|": "l",
-  "0": "o",
-  O: "o",
-};
+const PROTOTYPES: Readonly<Record<string, string>> = CONFUSABLES.prototypes;
 
-/** The name as it reads: look-alikes folded, `rn` as `m`, `vv` as `w`, case and separators dropped. */
+/**
+ * The skeleton of a name (UTS #39 §4, with NFKC for NFD so compatibility forms such as
+ * fullwidth letters fold too): two names with the same skeleton read the same. Case and
+ * separators are dropped as well, and two ASCII look-alikes confusables.txt keeps apart are
+ * folded: `i` as `l` (`create_tlcket`) and `vv` as `w`.
+ */
 export function skeleton(name: string): string {
-  const folded = [...name.normalize("NFKC")].map((ch) => LOOK_ALIKE[ch] ?? ch.toLowerCase());
-  return folded
+  return [...name.normalize("NFKC")]
+    .map((ch) => PROTOTYPES[ch] ?? ch)
     .join("")
-    .replace(/rn/g, "m")
+    .toLowerCase()
+    .replace(/i/g, "l")
     .replace(/vv/g, "w")
     .replace(/[-_.\s]/g, "");
 }
