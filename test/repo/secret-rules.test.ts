@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseToml, type TomlTable } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { translateRe2 } from "../../scripts/lib/re2-to-js.ts";
 import { secretRuleFiles } from "../../scripts/lib/secret-rules.ts";
-import { SECRET_RULE_SET } from "../../src/core/guardrails/secret-rules.ts";
+import { expandFragments, SECRET_RULE_SET } from "../../src/core/guardrails/secret-rules.ts";
 
 describe("the secret rule module", () => {
   it("is a fresh conversion of the vendored gitleaks rules and the fence's own (npm run secret-rules)", () => {
@@ -24,6 +27,22 @@ describe("the secret rule module", () => {
         "url-password",
       ]),
     );
+  });
+
+  it("writes the parts patterns share by name, and each expands to the rule's translation", () => {
+    const toml = readFileSync(
+      resolve(import.meta.dirname, "../../src/core/guardrails/gitleaks.toml"),
+      "utf8",
+    );
+    const upstream = new Map(
+      (parseToml(toml).rules as TomlTable[]).map((r) => [r.id as string, r.regex as string]),
+    );
+    const shortened = SECRET_RULE_SET.rules.filter((r) => r.regex.includes("(?&"));
+    expect(shortened.length).toBeGreaterThan(100);
+    for (const rule of shortened) {
+      const t = translateRe2(upstream.get(rule.id) ?? "");
+      expect(t.ok && t.source).toBe(expandFragments(rule.regex));
+    }
   });
 
   it("keeps no description in the worker's bundle", () => {

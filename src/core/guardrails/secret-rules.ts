@@ -45,6 +45,8 @@ export interface SecretRuleData extends PatternData {
 export interface SecretRuleSet {
   /** Where the rules come from: repository and commit. */
   source: string;
+  /** Parts many patterns share, written `(?&name)` in them (neither RE2 nor RegExp syntax). */
+  fragments: Readonly<Record<string, string>>;
   /** The allowlist every rule shares. */
   allowlist: AllowlistData;
   /** The rules. */
@@ -157,6 +159,14 @@ function rulesFor(text: string, c: Compiled): number[] {
   return [...run].sort((a, b) => a - b);
 }
 
+/** A pattern with its shared parts (`(?&name)`) written out. */
+export function expandFragments(
+  regex: string,
+  fragments: Readonly<Record<string, string>> = SECRET_RULE_SET.fragments,
+): string {
+  return regex.replace(/\(\?&(\w+)\)/g, (_, name: string) => fragments[name] ?? "");
+}
+
 /** Counts of the ASCII characters of one secret, reused: entropy is taken once per match. */
 const ASCII_COUNTS = new Int32Array(128);
 
@@ -219,7 +229,7 @@ export function findSecretMatches(text: string): SecretMatch[] {
   for (const n of rulesFor(text, c)) {
     const rule = c.rules[n] as Rule;
     const { data } = rule;
-    rule.pattern ??= new RegExp(data.regex, `${data.flags ?? ""}dg`);
+    rule.pattern ??= new RegExp(expandFragments(data.regex), `${data.flags ?? ""}dg`);
     for (const m of text.matchAll(rule.pattern)) {
       const [start, end] = secretOf(m, data.secretGroup);
       const secret = text.slice(start, end);
