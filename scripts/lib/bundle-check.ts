@@ -22,11 +22,14 @@ export function codegenSites(bundle: string): string[] {
 /**
  * Sources the MCP SDK ships inside each of its packages: `@modelcontextprotocol/client` and
  * `@modelcontextprotocol/server` (2.x) are each published with their own build of the SDK's
- * shared core (`core-internal`) and of the libraries it uses (`.pnpm/...` paths of the SDK's
- * own repository). The two builds keep different parts and export them under different
- * names, so no alias can merge them; one copy per package is tolerated, a third is not.
+ * protocol core (`core-internal`, with the `content-type` parser it inlines), each build
+ * keeping different parts of it under different names, so no alias merges them: one copy per
+ * package is tolerated, a third is not. The JSON Schema validator the two packages also each
+ * ship is the same file in both, which wrangler.toml's `[alias]` resolves to one copy, so its
+ * sources (`core-internal/src/validators/`, `@cfworker/json-schema`) may appear only once.
  */
-const PER_PACKAGE = /(^|\/)(@modelcontextprotocol\/core-internal|node_modules\/\.pnpm)\//;
+const PER_PACKAGE =
+  /(^|\/)(@modelcontextprotocol\/core-internal\/src\/(?!validators\/(cfWorkerProvider|dialects)\.ts$)|node_modules\/\.pnpm\/content-type@)/;
 const SDK_PACKAGES = 2;
 
 /** The module a source path names: from its last `node_modules/`, `./` and `../` resolved. */

@@ -69,14 +69,14 @@ describe("the deployed bundle", () => {
     expect(map.sources.some((s) => s.endsWith("validators/cfWorkerProvider.ts"))).toBe(true);
   });
 
-  it("is minified, and uploads at most 1,100 KiB", () => {
+  it("is minified, and uploads at most 1,125 KiB", () => {
     // A ceiling against growth, not the target: the upload's target (900 KiB) is missed since
-    // OAuth, sign-in and telemetry joined the bundle, and BENCHMARKS.md gives the figure.
+    // OAuth, sign-in, telemetry and the vendored secret rules joined the bundle, and BENCHMARKS.md gives the figure.
     // Unminified, the bundle keeps esbuild's `// path` comment before each module.
     expect(bundle).not.toMatch(/^\/\/ (src|\.\.)\//m);
     const kib = Number(/Total Upload: ([\d.]+) KiB/.exec(upload)?.[1]);
     expect(kib).toBeGreaterThan(100);
-    expect(kib).toBeLessThanOrEqual(1_100);
+    expect(kib).toBeLessThanOrEqual(1_125);
   });
 
   it("holds no module twice", () => {
@@ -106,13 +106,24 @@ describe("the bundle scan", () => {
     ]);
   });
 
-  it("tolerates the MCP SDK's core once in each of its two packages, not a third time", () => {
+  it("tolerates the MCP SDK's protocol core once in each of its two packages, not a third time", () => {
     const core = "node_modules/@modelcontextprotocol/core-internal/src/shared/protocol.ts";
     const vendored =
       "node_modules/node_modules/.pnpm/content-type@1.0.5/node_modules/content-type/index.js";
     expect(duplicateModules({ sources: [core, core, vendored, vendored] })).toEqual([]);
     expect(duplicateModules({ sources: [core, core, core] })).toEqual([
       "@modelcontextprotocol/core-internal/src/shared/protocol.ts (3 copies)",
+    ]);
+  });
+
+  it("finds the JSON Schema validator both SDK packages ship bundled twice", () => {
+    const provider =
+      "node_modules/@modelcontextprotocol/core-internal/src/validators/cfWorkerProvider.ts";
+    const cfworker =
+      "node_modules/node_modules/.pnpm/@cfworker+json-schema@4.1.1/node_modules/@cfworker/json-schema/dist/esm/validate.js";
+    expect(duplicateModules({ sources: [provider, provider, cfworker, cfworker] })).toEqual([
+      "@modelcontextprotocol/core-internal/src/validators/cfWorkerProvider.ts (2 copies)",
+      "@cfworker/json-schema/dist/esm/validate.js (2 copies)",
     ]);
   });
 });
