@@ -10,14 +10,14 @@ import { FENCE } from "./fence.ts";
 export { TargetClaims } from "../src/ledger/TargetClaims.ts";
 export { TenantIndex } from "../src/ledger/TenantIndex.ts";
 
-const worker = createWorker(FENCE);
-
 // The demo's MCP server, so `npm run contracts -- import` can list it under `npm run dev`.
-worker.app.all("/demo/mcp", (c) => {
-  if (!isLocalDevelopment(c.req.raw.headers, c.req.url)) return c.notFound();
-  const upstreams = c.env.DEMO;
-  if (upstreams === undefined) return c.notFound();
-  return upstreams.fetch(new Request("https://demo.internal/mcp", c.req.raw));
+const worker = createWorker(FENCE, (app) => {
+  app.all("/demo/mcp", (c) => {
+    if (!isLocalDevelopment(c.req.raw.headers, c.req.url)) return c.notFound();
+    const upstreams = c.env.DEMO;
+    if (upstreams === undefined) return c.notFound();
+    return upstreams.fetch(new Request("https://demo.internal/mcp", c.req.raw));
+  });
 });
 
 /** The run ledger, deciding with the demo's fence. */

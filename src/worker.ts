@@ -3,29 +3,43 @@
  * the RunLedger class that decides with the same contracts and policy. An entry exports what
  * this returns, so the gate and the run's budget, caps, approvals and keys read one value.
  */
+import type { Hono } from "hono";
 import { buildApp } from "./app.ts";
 import type { Fence } from "./core/policy.ts";
 import { checkDrift } from "./execute/drift-check.ts";
+import type { AppEnv } from "./http/context.ts";
 import { RunLedger } from "./ledger/RunLedger.ts";
-import { withOAuth } from "./oauth/provider.ts";
+import { type Handler, withOAuth } from "./oauth/provider.ts";
 
-/** The app, the worker's handler and its RunLedger class, all made for `fence`. */
-export function createWorker(fence: Fence) {
-  const app = buildApp(fence);
+/**
+ * The worker's handler and its RunLedger class, made for `fence`. The app (every route, and
+ * OAuth around it) is built at the isolate's first request, not when the module loads: an
+ * isolate that only runs Durable Objects never builds it, and startup is shorter
+ * (BENCHMARKS.md, "Bundle and startup"). `extend` adds an entry's own routes to it when built.
+ */
+export function createWorker(fence: Fence, extend?: (app: Hono<AppEnv>) => void) {
   /** The RunLedger class workerd builds (with two arguments) for this worker's fence. */
   class FencedRunLedger extends RunLedger {
     constructor(ctx: DurableObjectState, env: Env) {
       super(ctx, env, fence);
     }
   }
+  let served: Handler | undefined;
   // OAuth for MCP hosts wraps the app: `/mcp` needs a token, the app serves the consent page.
-  const oauth = withOAuth(app);
+  const build = (): Handler => {
+    const app = buildApp(fence);
+    extend?.(app);
+    return withOAuth(app);
+  };
   const handler = {
-    fetch: oauth.fetch,
+    fetch(request: Request, env: Env, ctx: ExecutionContext) {
+      served ??= build();
+      return served.fetch(request, env, ctx);
+    },
     // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md).
     scheduled(_controller, env, ctx) {
       ctx.waitUntil(checkDrift(env, fence.tools.values()));
     },
   } satisfies ExportedHandler<Env>;
-  return { app, handler, RunLedger: FencedRunLedger };
+  return { handler, RunLedger: FencedRunLedger };
 }
