@@ -477,8 +477,8 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       `autocannon, ${CONNECTIONS} connections, loopback, ${ROUNDS} rounds of ${duration} s per row, the rows ` +
       `interleaved, in reverse order every other round (req/s, p50 and CPU: the median round; p99: the worst ` +
       `round; bare route: ${spread} req/s). ` +
-      "Two `wrangler dev` servers: the fence, with `--var DEMO_LOG_LATENCY_MS:0-0` so the demo log backend " +
-      "answers at once, and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
+      "Two `wrangler dev` servers: the fence, its demo log backend set to answer at once " +
+      "(`DEMO_LOG_LATENCY_MS` 0-0 in the demo upstreams' config, checked before the rows run), and the bench-only floor worker (scripts/bench/floor/), whose route forwards to a " +
       "Durable Object that commits one SQLite insert (or two sequential RPCs of one insert each; or " +
       'three, the middle one on a shared "upstream" object, the floor of a mutation whose upstream is ' +
       "itself one durable write, as the demo tickets object is; or two around the demo tickets service " +

@@ -4,9 +4,9 @@
  * a folder under a root the caller picks (on disk, or tmpfs), and wrangler's local tracing on
  * (its default) or off.
  */
-import { mkdirSync } from "node:fs";
-import { type DevServer, startDev } from "../lib/dev-server.ts";
-import { DEFAULT_KEY } from "../lib/target.ts";
+import { mkdirSync, readFileSync } from "node:fs";
+import { DEMO_CONFIG, type DevOptions, type DevServer, startDev } from "../lib/dev-server.ts";
+import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
 
 /** The floor worker's wrangler config. */
 export const FLOOR_CONFIG = "scripts/bench/floor/wrangler.toml";
@@ -21,11 +21,81 @@ function tracing(traced: boolean): Record<string, string> {
   return { X_LOCAL_OBSERVABILITY: traced ? "true" : "false" };
 }
 
-/** A fresh fence, its state under `root`. */
-export function startFence(root: string, traced = true): Promise<DevServer> {
+/** The vars of every bench fence: an instant demo log backend, the development key. */
+export const FENCE_VARS = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
+
+/** A fresh fence, its state under `root`, checked to answer the log tool at once. */
+export async function startFence(root: string, traced = true): Promise<DevServer> {
   mkdirSync(root, { recursive: true });
-  const vars = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
-  return startDev(vars, { stateRoot: root, env: tracing(traced) });
+  return startChecked({ stateRoot: root, env: tracing(traced) });
+}
+
+/** A fresh bench fence with `options`, stopped again if its log backend is not instant. */
+export async function startChecked(options: DevOptions): Promise<DevServer> {
+  const fence = await startDev(FENCE_VARS, options);
+  try {
+    await checkInstantLogs(fence.url, options.cwd);
+  } catch (e) {
+    fence.stop();
+    throw e;
+  }
+  return fence;
+}
+
+/** Read misses the latency check sends, one after another. */
+const LATENCY_PROBES = 5;
+
+/**
+ * Fail loudly unless the fence's demo log backend answers without its configured latency: the
+ * fastest of a few read misses must take less than the least latency the demo's config sets
+ * (each miss waits at least that long when the bench's `DEMO_LOG_LATENCY_MS` did not reach the
+ * worker that serves the logs). A bound no call can beat with the latency on, so a slow host
+ * cannot make it pass; only a host too slow to answer one call in that time can make it fail.
+ */
+export async function checkInstantLogs(url: string, cwd = "."): Promise<void> {
+  const least = leastLogLatency(cwd);
+  if (least === 0) return;
+  const run = `latency-check-${Date.now().toString(36)}`;
+  const times: number[] = [];
+  for (let i = 0; i < LATENCY_PROBES; i++) {
+    const start = performance.now();
+    const response = await fetch(`${url}/v1/runs/${run}/calls`, {
+      method: "POST",
+      headers: { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" },
+      body: JSON.stringify({
+        tool: "fetch_service_logs",
+        args: { service: `${run}-${i}`, window: "5m" },
+      }),
+    });
+    await response.arrayBuffer();
+    times.push(performance.now() - start);
+    if (response.status !== 200)
+      throw new Error(`latency check: a log read got HTTP ${response.status}`);
+  }
+  const fastest = Math.min(...times);
+  if (fastest >= least) {
+    throw new Error(
+      `the demo log backend kept its latency (fastest of ${LATENCY_PROBES} reads: ` +
+        `${fastest.toFixed(0)} ms, at least ${least} ms configured): DEMO_LOG_LATENCY_MS did not reach it`,
+    );
+  }
+}
+
+/** The least latency the checkout's demo config gives the log backend, in ms (0: none found). */
+function leastLogLatency(cwd: string): number {
+  for (const config of [DEMO_CONFIG, "wrangler.toml"]) {
+    let toml: string;
+    try {
+      toml = readFileSync(`${cwd}/${config}`, "utf8");
+    } catch {
+      continue;
+    }
+    const lows = [...toml.matchAll(/^DEMO_LOG_LATENCY_MS = "(\d+)-\d+"$/gm)].map((m) =>
+      Number(m[1]),
+    );
+    if (lows.length > 0) return Math.min(...lows);
+  }
+  return 0;
 }
 
 /**

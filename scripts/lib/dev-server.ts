@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /** A `wrangler dev` this process started, on loopback. */
 export interface DevServer {
@@ -57,6 +57,43 @@ export interface DevOptions {
   env?: Record<string, string>;
   /** Let `GET /__scheduled` run the worker's scheduled handler (the drift check) at once. */
   testScheduled?: boolean;
+  /** The checkout to run (its wrangler configs, its code): this process's folder by default. */
+  cwd?: string;
+}
+
+/** The demo upstreams worker's config, beside the fence's in the checkout. */
+export const DEMO_CONFIG = "demo/wrangler.toml";
+
+/**
+ * The demo upstreams worker's config (`toml`, read from `path`) as `wrangler dev` should run it
+ * beside the fence: each of `vars` the demo declares set to the given value, and its `main`
+ * made absolute, so the text can be written anywhere. `wrangler dev -c a -c b` applies `--var`
+ * to the first config's worker only, so a value meant for the demo upstreams (the log
+ * backend's latency) has to be in the second config itself.
+ */
+export function demoConfig(toml: string, path: string, vars: Record<string, string>): string {
+  const main = /^main = "([^"]+)"$/m;
+  const entry = main.exec(toml)?.[1];
+  if (entry === undefined) throw new Error(`${path} names no main`);
+  let out = toml.replace(main, `main = ${JSON.stringify(resolve(dirname(path), entry))}`);
+  for (const [name, value] of Object.entries(vars)) {
+    const line = new RegExp(`^${name} = .*$`, "gm");
+    out = out.replace(line, `${name} = ${JSON.stringify(value)}`);
+  }
+  return out;
+}
+
+/**
+ * The configs of the fence with the demo's tools, as `npm run dev` runs them: the fence's demo
+ * environment and the demo upstreams worker, whose config is written with `vars` into `state`.
+ * A checkout whose demo runs inside the fence (no demo/wrangler.toml) gets the fence's alone.
+ */
+function demoArgs(vars: Record<string, string>, state: string, cwd: string): string[] {
+  const path = resolve(cwd, DEMO_CONFIG);
+  if (!existsSync(path)) return [];
+  const demo = join(state, "demo-wrangler.toml");
+  writeFileSync(demo, demoConfig(readFileSync(path, "utf8"), path, vars));
+  return ["--env", "demo", "--config", "wrangler.toml", "--config", demo];
 }
 
 /**
@@ -85,12 +122,13 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   const inspector = await freePort();
   args.push("--inspector-port", String(inspector));
   if (options.config !== undefined) args.push("--config", options.config);
-  else args.push("--env", "demo", "--config", "wrangler.toml", "--config", "demo/wrangler.toml");
+  else args.push(...demoArgs(vars, state, options.cwd ?? "."));
   args.push("--log-level", "warn");
   if (options.testScheduled === true) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   // Its own process group, so stopping it stops workerd too.
   const child = spawn("node_modules/.bin/wrangler", args, {
+    cwd: options.cwd,
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },
