@@ -60,7 +60,7 @@ const KEYED_FLOOR: Partial<Record<FloorKind, FloorKind>> = {
 const KEYED: ReadonlySet<string> = new Set(Object.values(KEYED_FLOOR));
 
 /** One load: what autocannon sends, where, and how to label it. */
-interface Scenario {
+export interface Scenario {
   /** Row label. */
   name: string;
   /** The server: the fence, or the floor worker. */

@@ -116,7 +116,7 @@ export async function startDev(
 
 async function startOnce(vars: Record<string, string>, options: DevOptions): Promise<DevServer> {
   const port = await freePort();
-  const state = mkdtempSync(join(options.stateRoot ?? tmpdir(), "toolfence-bench-"));
+  const state = resolve(mkdtempSync(join(options.stateRoot ?? tmpdir(), "toolfence-bench-")));
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state];
   // Two servers may run at once (the fence and the bench's floor): each its own inspector.
   const inspector = await freePort();

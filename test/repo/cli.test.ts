@@ -32,7 +32,17 @@ const STACK = /^\s+at .+:\d+:\d+\)?$/m;
 describe("the command lines", () => {
   it("are every single-script npm command, so a new one is checked too", () => {
     expect(COMMANDS.map(([name]) => name).sort()).toEqual(
-      ["audit", "bench", "bench:mcp", "contracts", "fuzz", "keys", "policy", "replay"].sort(),
+      [
+        "audit",
+        "bench",
+        "bench:mcp",
+        "bench:paired",
+        "contracts",
+        "fuzz",
+        "keys",
+        "policy",
+        "replay",
+      ].sort(),
     );
   });
 
@@ -66,6 +76,17 @@ describe("the command lines", () => {
       const { code, err } = run(script, ...args);
       expect(err).toMatch(/must be a whole number of at least \d+, not /);
       expect(err).not.toMatch(STACK);
+      expect(code).toBe(2);
+    },
+  );
+
+  it.each([{ commits: [] }, { commits: ["HEAD"] }, { commits: ["HEAD", "HEAD", "HEAD"] }])(
+    "npm run bench:paired refuses anything but two commits, before it checks one out: $commits",
+    ({ commits }) => {
+      const { code, out, err } = run("scripts/bench-paired.ts", ...commits);
+      expect(err).toMatch(/^two commits, not \d+\nusage:/);
+      expect(err).not.toMatch(STACK);
+      expect(out).toBe("");
       expect(code).toBe(2);
     },
   );
