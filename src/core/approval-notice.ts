@@ -55,6 +55,41 @@ export const SLACK_LIMITS = {
   buttonText: 75,
 } as const;
 
+/** A Block Kit text object: Slack formats `mrkdwn` and shows `plain_text` as is. */
+interface TextObject<Kind extends "mrkdwn" | "plain_text"> {
+  /** Which kind. */
+  type: Kind;
+  /** The text. */
+  text: string;
+}
+
+/** A Block Kit link button. */
+interface LinkButton {
+  /** Always `button`. */
+  type: "button";
+  /** Its label. */
+  text: TextObject<"plain_text">;
+  /** The absolute URL it opens. */
+  url: string;
+  /** Names the button in Slack's interaction payloads. */
+  action_id: string;
+}
+
+/** The Block Kit blocks a notice uses: sections of text, and a row of link buttons. */
+export type NoticeBlock =
+  | { type: "section"; text: TextObject<"mrkdwn"> }
+  | { type: "actions"; elements: LinkButton[] };
+
+/** The message a notice posts: Slack's `text` and `blocks`, the fence's fields beside them. */
+export interface NoticeMessage {
+  /** The one-line notification, the fallback where blocks are not shown. */
+  text: string;
+  /** The Block Kit blocks. */
+  blocks: NoticeBlock[];
+  /** The fence's machine fields (`type`, `run_id`, `approval_id`, ...), which Slack ignores. */
+  [field: string]: unknown;
+}
+
 /** The console page of the call's run, at the approval's card. */
 export function approvalLink(n: Pick<ApprovalNotice, "origin" | "runId" | "approvalId">): string {
   return `${n.origin}/console/runs/${encodeURIComponent(n.runId)}#approval-${n.approvalId}`;
@@ -90,11 +125,11 @@ function summary(n: ApprovalNotice): string {
 }
 
 /** The Block Kit blocks: the summary, the arguments, a button to the call in the console. */
-function blocks(n: ApprovalNotice, line: string, link: string): unknown[] {
+function blocks(n: ApprovalNotice, line: string, link: string): NoticeBlock[] {
   const args = JSON.stringify(n.args, null, 1);
   const fence = "```";
   const room = SLACK_LIMITS.sectionText - 2 * fence.length - 2;
-  const shown = [
+  const shown: NoticeBlock[] = [
     {
       type: "section",
       text: { type: "mrkdwn", text: cut(mrkdwn(line), SLACK_LIMITS.sectionText) },
@@ -122,13 +157,13 @@ function blocks(n: ApprovalNotice, line: string, link: string): unknown[] {
   ];
 }
 
-/** The body posted for `n`: Slack's `text` and `blocks`, and the fence's machine fields. */
-export function noticeBody(n: ApprovalNotice): string {
+/** The message posted for `n`: Slack's `text` and `blocks`, and the fence's machine fields. */
+export function noticeMessage(n: ApprovalNotice): NoticeMessage {
   const link = approvalLink(n);
   const line = summary(n);
   const decide = `/v1/runs/${encodeURIComponent(n.runId)}/approvals/${n.approvalId}`;
   const open = link.startsWith("http") ? ` <${link}|Open>` : "";
-  return JSON.stringify({
+  return {
     text: `${cut(mrkdwn(line), SLACK_LIMITS.text - open.length)}${open}`,
     blocks: blocks(n, line, link),
     type: n.type,
@@ -146,7 +181,12 @@ export function noticeBody(n: ApprovalNotice): string {
     note: n.note,
     decide,
     url: link,
-  });
+  };
+}
+
+/** The body posted for `n`: its message as JSON. */
+export function noticeBody(n: ApprovalNotice): string {
+  return JSON.stringify(noticeMessage(n));
 }
 
 /** The origin links use: `PUBLIC_URL`'s when set, else the one the approval was asked at. */

@@ -6,7 +6,24 @@
  * an `action_id` at most 255. Only the block kinds the fence sends are accepted; keys Slack
  * does not read may stand beside `text` and `blocks`.
  */
+import type { KnownBlock } from "@slack/types";
 import * as v from "valibot";
+
+/** A message as Slack's own types (`@slack/types`) define one: a text and known blocks. */
+export interface SlackTypedMessage {
+  /** The notification text. */
+  text: string;
+  /** Blocks of the kinds Slack knows. */
+  blocks: KnownBlock[];
+}
+
+/**
+ * `message`, checked at compile time against Slack's published types: a body with a block,
+ * element or field Slack does not define fails `tsc --noEmit`.
+ */
+export function slackTyped(message: SlackTypedMessage): SlackTypedMessage {
+  return message;
+}
 
 const Mrkdwn = v.strictObject({
   type: v.literal("mrkdwn"),
