@@ -169,8 +169,9 @@ describe("the console in Chromium", () => {
     });
   });
 
+  const incident = `console-incident-${crypto.randomUUID().slice(0, 8)}`;
+
   it("leads with an incident: counts in the header, one row per call, the call's detail", async () => {
-    const incident = `console-incident-${crypto.randomUUID().slice(0, 8)}`;
     const comment = {
       tool: "add_comment",
       args: { ticket_id: `T-${incident}-missing`, body: "paged the owner" },
@@ -203,7 +204,12 @@ describe("the console in Chromium", () => {
     const detail = page.locator("#e-1 details");
     await expect(detail.textContent()).resolves.toContain("Escalated: a person has to look");
     await expect(detail.textContent()).resolves.toContain("open: waiting for a person");
-    await expect(detail.locator("pre").textContent()).resolves.toContain("paged the owner");
+    await expect(detail.locator("pre").last().textContent()).resolves.toContain("paged the owner");
+    // What the tickets service answered, as the audit keeps it.
+    const upstream = detail.locator(".upstream");
+    await expect(upstream.locator("strong").textContent()).resolves.toBe("Upstream answered 404");
+    await expect(upstream.textContent()).resolves.toMatch(/\(\d+ bytes, redacted\)/);
+    await expect(upstream.locator("pre").textContent()).resolves.toContain(`T-${incident}-missing`);
     const live = page.locator("#live-status");
     await page.waitForFunction(
       () =>
@@ -220,6 +226,45 @@ describe("the console in Chromium", () => {
     await expect(live.textContent()).resolves.toMatch(/UTC$/);
     await expect(page.locator("#limit-deadline").inputValue()).resolves.toMatch(/^(\d+[dhms])+$/);
     await page.screenshot({ path: join(SHOTS, "console-timeline.png"), fullPage: true });
+    await page.locator("#e-1").evaluate((row) => row.scrollIntoView());
+    await page.screenshot({ path: join(SHOTS, "console-escalation.png") });
+  });
+
+  it("gives one approval a page: who decides, the quorum so far, the arguments to edit", async () => {
+    const ticket = { ticket_id: `INC-${incident}`, title: "Payments are down", priority: "high" };
+    const asked = await propose(incident, {
+      tool: "create_ticket",
+      args: ticket,
+      idempotency_key: `k-${incident}-inc`,
+    });
+    expect(asked.status).toBe(202);
+    const { approval_id: id, rule } = (await asked.json()) as { approval_id: string; rule: string };
+    expect(rule).toBe("incident_ticket");
+    const voted = await fetch(`${url}/v1/runs/${incident}/approvals/${id}`, {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ decision: "approve", note: "first of two" }),
+    });
+    expect(voted.status).toBe(200);
+    expect(await voted.json()).toMatchObject({ status: "pending", quorum: 2 });
+    await page.goto(`${url}/console/runs/${incident}/approvals/${id}`);
+    await expect(page.locator("h1").textContent()).resolves.toBe(
+      `Approve create_ticket in run ${incident}?`,
+    );
+    const form = page.locator(`#approval-${id}`);
+    await expect(form.textContent()).resolves.toContain("rule incident_ticket");
+    const deciders = form.locator(".deciders");
+    await expect(deciders.textContent()).resolves.toContain(
+      "Any operator of the tenant may decide.",
+    );
+    await expect(deciders.textContent()).resolves.toMatch(
+      /Approved by 1 of 2 needed: development at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC; 1 more approval needed\./,
+    );
+    await expect(form.locator("pre").textContent()).resolves.toContain(`INC-${incident}`);
+    const edit = JSON.parse(await form.locator(`#args-${id}`).inputValue()) as unknown;
+    expect(edit).toEqual(ticket);
+    await expect(form.locator("button[value=approve]").isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: join(SHOTS, "console-approval.png"), fullPage: true });
   });
 
   it("fits a phone's width and follows a dark colour scheme", async () => {
