@@ -5,6 +5,7 @@
  * settlement), and the approval or resolution with who decided.
  */
 
+import { principalName } from "../core/principal.ts";
 import type { Refusal } from "../core/reasons.ts";
 import { DECISION_TABLE } from "../core/reasons.ts";
 import type { UpstreamAnswer } from "../core/shapes/audit.ts";
@@ -51,11 +52,19 @@ const DECISION_WORDS: Record<AuditDecision, string> = {
   needs_approval: "Waiting for a person's approval before it may run.",
 };
 
-/** Who proposed the call, once entries name their principal. */
+/** Who proposed the call, in words: the key or person, and the OAuth client they acted through. */
 function principalOf(entry: AuditEntry): string | null {
-  const value = (entry as AuditEntry & { principal?: unknown }).principal;
-  if (value === undefined || value === null) return null;
-  return typeof value === "string" ? value : JSON.stringify(value);
+  const p = entry.principal;
+  if (p === undefined || p === null) return null;
+  const who =
+    p.kind === "key"
+      ? `API key ${principalName(p)}`
+      : p.kind === "person"
+        ? `${principalName(p)}, signed in at ${p.iss}`
+        : principalName(p);
+  return "client_id" in p && typeof p.client_id === "string"
+    ? `${who}, through OAuth client ${p.client_id}`
+    : who;
 }
 
 function Issues(props: { item: TimelineEntry; reason: string | null }) {

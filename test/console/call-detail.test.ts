@@ -26,6 +26,7 @@ describe("a call's detail on the console", () => {
     expect(before).toContain("The tool rejected the call");
     expect(before).toContain("paged the owner");
     expect(before).toContain("open: waiting for a person");
+    expect(before).toMatch(/<dt>Proposed by<\/dt><dd><code>API key development<\/code>/);
     const seq = /id="escalation-(\d+)"/.exec(
       await (await browser.get(`/console/runs/${run}`)).text(),
     );
