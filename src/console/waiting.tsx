@@ -161,7 +161,8 @@ function Escalation(props: { base: string; escalation: EscalationView }) {
       id={`escalation-${e.seq}`}
     >
       <p>
-        Call #{e.seq}, <code>{e.tool ?? "?"}</code>, escalated with <code>{e.reason ?? ""}</code>.
+        Audit entry #{e.seq}: <code>{e.tool ?? "?"}</code>, escalated with{" "}
+        <code>{e.reason ?? ""}</code>.
         {e.idempotency_key === null ? null : (
           <>
             {" "}

@@ -27,9 +27,10 @@ describe("a call's detail on the console", () => {
     expect(before).toContain("paged the owner");
     expect(before).toContain("open: waiting for a person");
     expect(before).toMatch(/<dt>Proposed by<\/dt><dd><code>API key development<\/code>/);
-    const seq = /id="escalation-(\d+)"/.exec(
-      await (await browser.get(`/console/runs/${run}`)).text(),
-    );
+    const runPage = await (await browser.get(`/console/runs/${run}`)).text();
+    const seq = /id="escalation-(\d+)"/.exec(runPage);
+    // The form names the outcome's audit entry, not a call number the timeline does not use.
+    expect(runPage).toContain(`Audit entry #${seq?.[1]}: <code>add_comment</code>`);
     const closed = await browser.post(`/console/runs/${run}/escalations/${seq?.[1]}`, {
       resolution: "closed",
       note: "owner paged by phone",
