@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
-import { TENANT_PATTERN } from "../core/keys.ts";
+import { consoleSecret, TENANT_PATTERN } from "../core/keys.ts";
 import { MAX_PERSON_FIELD, type Person } from "../core/people.ts";
 
 /** The cookie's name; scoped to the console's path. */
@@ -16,9 +16,6 @@ const COOKIE = "tf_console";
 
 /** How long a session lasts; a revoked key's sessions end sooner, at their next request. */
 export const SESSION_TTL_S = 30 * 60;
-
-/** The shortest secret accepted: 256 bits as hex or base64 text. */
-const MIN_SECRET_CHARS = 32;
 
 /** Who a session acts as. */
 export interface Session {
@@ -35,10 +32,7 @@ export interface Session {
 }
 
 /** The secret sessions are signed with, or null when the deployment set none usable. */
-export function sessionSecret(env: Env): string | null {
-  const secret = env.CONSOLE_SECRET;
-  return secret !== undefined && secret.length >= MIN_SECRET_CHARS ? secret : null;
-}
+export const sessionSecret: (env: Env) => string | null = consoleSecret;
 
 const OPTIONS = {
   path: "/console",

@@ -87,3 +87,15 @@ export function newApiKey(): string {
   const b64 = btoa(String.fromCharCode(...bytes));
   return KEY_PREFIX + b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
+
+/** The shortest signing secret accepted: 256 bits as hex or base64 text. */
+const MIN_SECRET_CHARS = 32;
+
+/**
+ * The deployment's `CONSOLE_SECRET` when it is long enough to use: it signs console sessions
+ * and seals MCP task ids; null when it is unset or too short.
+ */
+export function consoleSecret(vars: { CONSOLE_SECRET?: string }): string | null {
+  const secret = vars.CONSOLE_SECRET;
+  return secret !== undefined && secret.length >= MIN_SECRET_CHARS ? secret : null;
+}

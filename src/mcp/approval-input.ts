@@ -24,12 +24,17 @@ export const APPROVAL_INPUT = "io.toolfence/approval";
  * capabilities, 2026-07-28 `_meta` envelope). An empty `elicitation: {}` means form mode only.
  */
 export function declaresUrlElicitation(mcpReq: ServerContext["mcpReq"]): boolean {
+  const elicitation = clientCapabilitiesOf(mcpReq)?.elicitation as { url?: unknown } | undefined;
+  return elicitation?.url !== undefined;
+}
+
+/** The client capabilities a 2026-07-28 request declared in its `_meta` envelope, if any. */
+export function clientCapabilitiesOf(
+  mcpReq: ServerContext["mcpReq"],
+): Record<string, unknown> | undefined {
   // The SDK types the envelope without its keys; it holds what the request's `_meta` carried.
   const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: { url?: unknown } }
-    | undefined;
-  return capabilities?.elicitation?.url !== undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { consoleSecret } from "../core/keys.ts";
 import { approvalRulesOf, toolsFor } from "../core/policy.ts";
 import { err, ok } from "../core/result.ts";
 import { offeredTools } from "../execute/configured.ts";
@@ -24,6 +25,7 @@ import type { RunRef } from "../ledger/protocol.ts";
 import type { TraceCarrier } from "../telemetry/index.ts";
 import { type DoorRefusal, doorAnswer, type McpMessage, readMessage } from "./door.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
+import { taskSeal } from "./tasks.ts";
 
 /** Where the per-request context rides through the SDK's handler (`authInfo.extra`). */
 const CONTEXT = "toolfence";
@@ -44,21 +46,26 @@ function modernLeg(): McpHttpHandler {
 
 function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallContext {
   const fence = c.get("fence");
+  const secret = consoleSecret(c.env);
   return {
     ...offeredTools(toolsFor(fence, c.get("principal").tools), c.env),
     approvable: (name) => approvalRulesOf(fence, name).length > 0,
     approvalPage: (id) => approvalPageOf(c.req.url, ref, id),
+    tasks: secret === null ? null : taskSeal(secret, ref),
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.
-    propose: (name, args, key, id, meta) => {
+    propose: (name, args, key, id, meta, via) => {
       const call = { tool: name, args, ...(key === undefined ? {} : { idempotency_key: key }) };
       return decide(c, ref, {
         contentType: "application/json",
         body: ok(JSON.stringify(call)),
         headerKey: null,
         form: "mcp",
-        received: message.received(id),
-        trace: { carrier: carrierOf(c, meta), mcp: { method: "tools/call", requestId: id } },
+        received: via?.received ?? message.received(id),
+        trace: {
+          carrier: carrierOf(c, meta),
+          mcp: { method: via?.method ?? "tools/call", requestId: id },
+        },
       });
     },
   };

@@ -3,18 +3,14 @@
  * RunLedger). It answers `tools/list` from the caller's contracts and hands every
  * `tools/call` to the fence's one pipeline as a proposal of form `mcp`.
  */
-import {
-  ProtocolError,
-  ProtocolErrorCode,
-  type RequestId,
-  Server,
-} from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
 import type { Unavailable } from "../execute/configured.ts";
-import type { Decision } from "../http/decision.ts";
 import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
 import { KEY_META, toolResult } from "./results.ts";
+import { type ProposeCall, taskHandlers, taskOf } from "./task-handlers.ts";
+import { TASK_CAPABILITY, type TaskSeal } from "./tasks.ts";
 import { mcpTools } from "./tools.ts";
 
 /** Where `tools/list` names the tools it leaves out, with what their upstream lacks. */
@@ -30,21 +26,12 @@ export interface McpCallContext {
   approvable: (name: string) => boolean;
   /** Whether a tool of this name exists at all (in any contract). */
   exists: (name: string) => boolean;
-  /**
-   * Run a call through the fence. `key` is what the client sent under
-   * `_meta["io.toolfence/idempotency-key"]` (the gate checks it), or undefined to derive one;
-   * `id` is the JSON-RPC request's, so the audit keeps the bytes sent for this call; `meta`
-   * is the request's `_meta` (its `traceparent` and `tracestate` continue the client's trace).
-   */
-  propose: (
-    name: string,
-    args: unknown,
-    key: unknown,
-    id: RequestId,
-    meta: Record<string, unknown> | undefined,
-  ) => Promise<Decision>;
+  /** Run a call through the fence (task-handlers.ts says what each argument is). */
+  propose: ProposeCall;
   /** The absolute URL of the console page where a person decides approval `id` of this run. */
   approvalPage: (id: string) => string;
+  /** Seals and opens this run's task ids; null when the deployment has no secret for them. */
+  tasks: TaskSeal | null;
 }
 
 /** Which protocol era a server instance serves: only 2026-07-28 has input-required results. */
@@ -58,7 +45,11 @@ const INSTRUCTIONS =
 /** A fresh low-level server bound to one request's context. */
 export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
   const server = new Server(INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      // SEP-2663: only the 2026-07-28 era has the Tasks extension, and only with a secret.
+      ...(era === "2026-07-28" && ctx.tasks !== null ? { extensions: TASK_CAPABILITY } : {}),
+    },
     instructions: INSTRUCTIONS,
     // Interprets JSON Schema, never compiles it: workerd forbids eval and new Function.
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
@@ -70,15 +61,22 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
   }));
   server.setRequestHandler("tools/call", async (request, { mcpReq }) => {
     const { name, arguments: args, _meta } = request.params;
-    const answer = await ctx.propose(name, args ?? {}, _meta?.[KEY_META], mcpReq.id, _meta);
+    const key = _meta?.[KEY_META];
+    const answer = await ctx.propose(name, args ?? {}, key, mcpReq.id, _meta);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    // A client that polls tasks gets one for a mutation, before the host's window is asked.
+    if (answer.status === 202 && era === "2026-07-28") {
+      const task = await taskOf(ctx, mcpReq, { tool: name, args: args ?? {}, key }, answer);
+      if (task !== null) return task;
     }
     // A host that shows URL elicitations lets its person decide on the approval's page.
     const asksHost = era === "2026-07-28" && declaresUrlElicitation(mcpReq) && !pageRefused(mcpReq);
     if (answer.status === 202 && asksHost) return approvalInput(answer, name, ctx.approvalPage);
     return toolResult(answer);
   });
+  if (era === "2026-07-28" && ctx.tasks !== null) taskHandlers(server, ctx);
   return server;
 }

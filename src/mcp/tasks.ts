@@ -1,0 +1,210 @@
+/**
+ * The MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, on 2026-07-28) for a call
+ * waiting for a person: a client that declares the extension on its `tools/call` gets a task
+ * handle instead of the pending result, and polls `tasks/get`. The fence keeps no task: the
+ * task id is the call itself, sealed (AES-256-GCM, bound to the tenant and run) under a key
+ * derived from the deployment's `CONSOLE_SECRET`. Each `tasks/get` opens it and proposes the
+ * same call again through the one pipeline, so the ledger decides as for any retry: the grant
+ * is single use, bound to the payload and the policy version, and the call's idempotency key
+ * replays its stored answer on every later poll. Nothing in the id is trusted beyond what that
+ * proposal checks again; a forged, altered or other run's id does not open, and is not found.
+ */
+import { ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server";
+import type { Decision } from "../http/decision.ts";
+import type { RunRef } from "../ledger/protocol.ts";
+import { clientCapabilitiesOf } from "./approval-input.ts";
+import { toolResult } from "./results.ts";
+
+/** The extension's identifier, in capabilities and in the client's per-request `_meta`. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** Every task id starts so; the rest is base64url of the nonce and the sealed call. */
+const PREFIX = "tft_";
+
+/**
+ * The longest task id handed out. The client echoes it in the `Mcp-Name` header of every poll
+ * (SEP-2663, Streamable HTTP), so a call whose arguments would make it longer is answered with
+ * the ordinary pending result instead.
+ */
+export const MAX_TASK_ID_CHARS = 4096;
+
+/** AES-GCM's recommended nonce length (NIST SP 800-38D §8.2): 96 bits, random per task. */
+const NONCE_BYTES = 12;
+
+/** Sets the sealing key apart from the other uses of the same secret. */
+const KEY_LABEL = "toolfence mcp task id v1\n";
+
+/** JSON-RPC error code of SEP-2663 for a request from a client that did not declare it. */
+const MISSING_CLIENT_CAPABILITY = -32021;
+
+/** The call a task id holds: what `tools/call` sent, and the approval it waits on. */
+export interface TaskCall {
+  /** The tool's name. */
+  tool: string;
+  /** The arguments as the client sent them (the gate validates them again on each poll). */
+  args: unknown;
+  /** What the client sent under `_meta["io.toolfence/idempotency-key"]`, if anything. */
+  key?: unknown;
+  /** The approval the call waits on, as the first answer named it. */
+  approval: string;
+  /** When the task was created (ms since the epoch). */
+  created: number;
+  /** When the approval expires (ISO 8601), as the first answer named it. */
+  expires: string;
+}
+
+/**
+ * Whether this request's client declared the Tasks extension (2026-07-28 per-request client
+ * capabilities). A server must not answer a task to a client that did not, on that request.
+ */
+export function declaresTasks(mcpReq: ServerContext["mcpReq"]): boolean {
+  const extensions = clientCapabilitiesOf(mcpReq)?.extensions as
+    | Record<string, unknown>
+    | undefined;
+  const declared = extensions?.[TASKS_EXTENSION];
+  return typeof declared === "object" && declared !== null;
+}
+
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function sealingKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = crypto.subtle
+      .digest("SHA-256", new TextEncoder().encode(KEY_LABEL + secret))
+      .then((raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+/** The additional data a task id is bound to: its run, so it opens for no other. */
+function boundTo(ref: RunRef): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify([ref.tenant, ref.runId]));
+}
+
+/** Seal a call into a task id of this run, or null when the id would be too long. */
+export async function sealTask(
+  secret: string,
+  ref: RunRef,
+  call: TaskCall,
+): Promise<string | null> {
+  const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
+  const plain = new TextEncoder().encode(JSON.stringify(call));
+  const sealed = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv: nonce, additionalData: boundTo(ref) },
+    await sealingKey(secret),
+    plain,
+  );
+  const bytes = new Uint8Array(NONCE_BYTES + sealed.byteLength);
+  bytes.set(nonce);
+  bytes.set(new Uint8Array(sealed), NONCE_BYTES);
+  const id = PREFIX + toBase64Url(bytes);
+  return id.length <= MAX_TASK_ID_CHARS ? id : null;
+}
+
+/** Open a task id of this run: the call it holds, or null when it is not one the fence sealed. */
+export async function openTask(secret: string, ref: RunRef, id: unknown): Promise<TaskCall | null> {
+  if (typeof id !== "string" || !id.startsWith(PREFIX) || id.length > MAX_TASK_ID_CHARS) {
+    return null;
+  }
+  const bytes = fromBase64Url(id.slice(PREFIX.length));
+  if (bytes === null || bytes.byteLength <= NONCE_BYTES) return null;
+  try {
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES), additionalData: boundTo(ref) },
+      await sealingKey(secret),
+      bytes.subarray(NONCE_BYTES),
+    );
+    return JSON.parse(new TextDecoder().decode(plain)) as TaskCall;
+  } catch {
+    // Altered, forged, or sealed for another run: the tag does not verify.
+    return null;
+  }
+}
+
+/** The capability a 2026-07-28 server declares under `extensions` (SEP-2663: empty). */
+export const TASK_CAPABILITY = { [TASKS_EXTENSION]: {} };
+
+/** A run's task ids: created from a pending call, opened from a poll. */
+export interface TaskSeal {
+  /** The `CreateTaskResult` of a pending call, or null when its id would be too long. */
+  create: (
+    call: Omit<TaskCall, "approval" | "created" | "expires">,
+    pending: Decision,
+  ) => Promise<(Record<string, unknown> & { taskId: string }) | null>;
+  /** The call a task id of this run holds, or null when it does not open. */
+  open: (id: unknown) => Promise<TaskCall | null>;
+}
+
+/** The task ids of one run, sealed under `secret`. */
+export function taskSeal(secret: string, ref: RunRef): TaskSeal {
+  return {
+    create: async (call, pending) => {
+      const sealed: TaskCall = {
+        ...call,
+        approval: String(pending.body.approval_id),
+        created: Date.now(),
+        expires: String(pending.body.expires_at),
+      };
+      const taskId = await sealTask(secret, ref, sealed);
+      if (taskId === null) return null;
+      return { resultType: "task", ...taskState(taskId, sealed, pending), taskId };
+    },
+    open: (id) => openTask(secret, ref, id),
+  };
+}
+
+/**
+ * The task as a poll sees it, from the decision on its call proposed again: still pending is
+ * `working`; anything else is `completed` with the call's tool result, a refusal included (an
+ * `isError` result is a tool error, never a `failed` task: SEP-2663, Task Execution Errors).
+ */
+export function taskState(taskId: string, call: TaskCall, d: Decision): Record<string, unknown> {
+  const now = Date.now();
+  const expiresAt = Date.parse(call.expires);
+  const common = {
+    taskId,
+    createdAt: new Date(call.created).toISOString(),
+    lastUpdatedAt: new Date(now).toISOString(),
+    ttlMs: Number.isFinite(expiresAt) ? Math.max(0, expiresAt - call.created) : null,
+  };
+  if (d.status !== 202) {
+    // The result as the tools/call would have answered it on 2026-07-28: discriminated too.
+    return { ...common, status: "completed", result: { resultType: "complete", ...toolResult(d) } };
+  }
+  const retryAfterS = d.retryAfterS ?? Number(d.body.retry_after_s ?? 0);
+  const statusMessage = `Waiting for a person to approve this call: ${call.tool} (rule ${String(d.body.rule)}, approval ${String(d.body.approval_id)}); nothing has run yet. The approval expires at ${String(d.body.expires_at)}.`;
+  return { ...common, status: "working", statusMessage, pollIntervalMs: retryAfterS * 1000 };
+}
+
+/** The protocol's answer to a task request from a client that did not declare the extension. */
+export function missingTasksCapability(): ProtocolError {
+  return new ProtocolError(MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+/** The protocol's answer to a task id that does not open: invalid params (SEP-2663). */
+export function taskNotFound(): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    "Failed to retrieve task: Task not found",
+  );
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
+  try {
+    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
