@@ -10,6 +10,7 @@ import { checkDrift } from "./execute/drift-check.ts";
 import type { AppEnv } from "./http/context.ts";
 import { RunLedger } from "./ledger/RunLedger.ts";
 import { type Handler, withOAuth } from "./oauth/provider.ts";
+import { loadTelemetry } from "./telemetry/index.ts";
 
 /**
  * The worker's handler and its RunLedger class, made for `fence`. The app (every route, and
@@ -32,7 +33,10 @@ export function createWorker(fence: Fence, extend?: (app: Hono<AppEnv>) => void)
     return withOAuth(app);
   };
   const handler = {
-    fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    async fetch(request: Request, env: Env, ctx: ExecutionContext) {
+      // The OpenTelemetry SDK, when an endpoint is configured: loaded before the request
+      // records anything, once per isolate; with none it is never loaded.
+      await loadTelemetry(env);
       served ??= build();
       return served.fetch(request, env, ctx);
     },

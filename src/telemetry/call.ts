@@ -7,6 +7,7 @@ import type { Attributes } from "@opentelemetry/api";
 import { type TelemetryVars, telemetryConfig } from "./config.ts";
 import { type DecisionFacts, logDecision } from "./decision-log.ts";
 import { enqueue, scheduleFlush } from "./exporter.ts";
+import { loadTelemetry } from "./load.ts";
 import { count, instruments } from "./metrics.ts";
 import { endCall, inCall, startCall, type TraceCarrier } from "./spans.ts";
 
@@ -57,6 +58,7 @@ export async function traceCall<T extends CallAnswer>(
   work: () => Promise<T>,
 ): Promise<T> {
   const config = telemetryConfig(start.vars);
+  await loadTelemetry(start.vars);
   const call = startCall(config, start.carrier, spanName(start), startAttributes(start));
   const began = Date.now();
   const answer = await inCall(call, work).catch((e: unknown) => {

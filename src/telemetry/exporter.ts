@@ -5,12 +5,9 @@
  * are sent with them at most once per export interval. A failed export is counted and dropped,
  * never retried: telemetry must not grow without bound or hold a call.
  */
-import {
-  ProtobufMetricsSerializer,
-  ProtobufTraceSerializer,
-} from "@opentelemetry/otlp-transformer";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { TelemetryConfig } from "./config.ts";
+import { telemetrySdk } from "./load.ts";
 import { collectMetrics, count, instruments } from "./metrics.ts";
 
 /** The most spans an isolate holds for export; past it new spans are dropped and counted. */
@@ -71,16 +68,20 @@ export function scheduleFlush(
 export async function flush(config: TelemetryConfig, send: Send = fetch): Promise<void> {
   const lost = (signal: string, n: number) =>
     count(instruments(config)?.exportFailures, { "toolfence.telemetry.signal": signal }, n);
+  // Spans are queued only by a call the SDK recorded, so it is loaded when any wait.
+  const sdk = telemetrySdk();
+  if (sdk === undefined) return;
   while (queue.length > 0) {
     const batch = queue.splice(0, BATCH_SPANS);
-    const body = ProtobufTraceSerializer.serializeRequest(batch);
+    const body = sdk.ProtobufTraceSerializer.serializeRequest(batch);
     if (!(await post(config, "/v1/traces", body, send))) lost("traces", batch.length);
   }
   const now = Date.now();
   if (now - lastMetricsAt >= config.metricIntervalMs) {
     lastMetricsAt = now;
     const metrics = await collectMetrics(config);
-    const body = metrics === null ? undefined : ProtobufMetricsSerializer.serializeRequest(metrics);
+    const body =
+      metrics === null ? undefined : sdk.ProtobufMetricsSerializer.serializeRequest(metrics);
     if (metrics !== null && !(await post(config, "/v1/metrics", body, send))) lost("metrics", 1);
   }
   // Spans buffered while this export ran go out with it, not with some later request's.

@@ -9,6 +9,7 @@ import { count, instruments } from "./metrics.ts";
 import { annotate, inSpan, keepActiveCall } from "./spans.ts";
 
 export { type CallAnswer, type CallStart, traceCall } from "./call.ts";
+export { loadTelemetry } from "./load.ts";
 export { annotate, inSpan, noteCall, outgoingTrace, type TraceCarrier } from "./spans.ts";
 
 /** A step that calls out of the fence (the upstream): a client span. */

@@ -15,17 +15,13 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOnSampler,
-  type ReadableSpan,
-  type SpanProcessor,
-  TracerProvider,
-} from "@opentelemetry/sdk-trace";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { TelemetryConfig } from "./config.ts";
+import { telemetrySdk } from "./load.ts";
 
 /** W3C trace context as a client sent it: HTTP headers, or MCP `_meta` fields of the same names. */
 export interface TraceCarrier {
@@ -36,18 +32,22 @@ export interface TraceCarrier {
 }
 
 /** The most spans one call keeps; past it, further steps are not recorded. */
-const MAX_SPANS_PER_CALL = 32;
+export const MAX_SPANS_PER_CALL = 32;
 
 /** Instrumentation scope of every span. */
-const SCOPE = "toolfence";
+export const SCOPE = "toolfence";
 
-/** The ended spans of one call, and whether the call must be exported whatever the ratio. */
-class CallSpans {
+/**
+ * The ended spans of one call, whether the call must be exported whatever the ratio, and the
+ * tracer its steps open their spans with.
+ */
+export class CallSpans {
   readonly spans: ReadableSpan[] = [];
   keep = false;
+  constructor(readonly tracer: Tracer) {}
 }
 
-const CALL = createContextKey("toolfence.call");
+export const CALL = createContextKey("toolfence.call");
 const NOTES = createContextKey("toolfence.call.notes");
 
 /** What the pipeline learns of a call as it goes, for its span, metrics and log line. */
@@ -60,25 +60,6 @@ export interface CallNotes {
 const PROPAGATOR = new W3CTraceContextPropagator();
 const active = new AsyncLocalStorage<Context>();
 
-/** Routes each ended span to the call whose context it was started in. */
-class CallRouter implements SpanProcessor {
-  private readonly owners = new WeakMap<object, CallSpans>();
-  onStart(span: object, parent: Context): void {
-    const call = parent.getValue(CALL);
-    if (call instanceof CallSpans) this.owners.set(span, call);
-  }
-  onEnd(span: ReadableSpan): void {
-    const call = this.owners.get(span);
-    if (call !== undefined && call.spans.length < MAX_SPANS_PER_CALL) call.spans.push(span);
-  }
-  forceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 let instance: string | undefined;
 
 /**
@@ -88,25 +69,6 @@ let instance: string | undefined;
 export function instanceId(): string {
   instance ??= crypto.randomUUID();
   return instance;
-}
-
-let provider: { name: string; tracer: ReturnType<TracerProvider["getTracer"]> } | undefined;
-
-function tracerOf(config: TelemetryConfig) {
-  if (provider?.name !== config.serviceName) {
-    const resource = resourceFromAttributes({
-      "service.name": config.serviceName,
-      "service.instance.id": instanceId(),
-    });
-    // Every call is recorded; which are exported is decided once its outcome is known.
-    const sdk = new TracerProvider({
-      resource,
-      sampler: new AlwaysOnSampler(),
-      spanProcessors: [new CallRouter()],
-    });
-    provider = { name: config.serviceName, tracer: sdk.getTracer(SCOPE) };
-  }
-  return provider.tracer;
 }
 
 /** One call being traced: its server span and the context its steps run in. */
@@ -127,8 +89,9 @@ export function extractContext(carrier: TraceCarrier): Context {
 }
 
 /**
- * Start a call's server span as a child of the client's trace. With telemetry off no span is
- * recorded, but the client's context still goes on to the upstream.
+ * Start a call's server span as a child of the client's trace. With telemetry off (or its SDK
+ * not loaded: src/telemetry/load.ts) no span is recorded, but the client's context still goes
+ * on to the upstream.
  */
 export function startCall(
   config: TelemetryConfig | null,
@@ -138,13 +101,14 @@ export function startCall(
 ): CallTrace {
   const notes: CallNotes = {};
   const parent = extractContext(carrier).setValue(NOTES, notes);
-  if (config === null) {
+  const sdk = telemetrySdk();
+  if (config === null || sdk === undefined) {
     const span = trace.getSpan(parent) ?? trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
     return { span, context: parent, spans: null, notes };
   }
-  const spans = new CallSpans();
+  const spans = new CallSpans(sdk.tracerOf(config));
   const withCall = parent.setValue(CALL, spans);
-  const span = tracerOf(config).startSpan(name, { kind: SpanKind.SERVER, attributes }, withCall);
+  const span = spans.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, withCall);
   return { span, context: trace.setSpan(withCall, span), spans, notes };
 }
 
@@ -187,8 +151,9 @@ export async function inSpan<T>(
   options: { kind?: SpanKind; attributes?: Attributes } = {},
 ): Promise<T> {
   const parent = activeContext();
-  if (!(parent.getValue(CALL) instanceof CallSpans) || provider === undefined) return work();
-  const span = provider.tracer.startSpan(name, options, parent);
+  const call = parent.getValue(CALL);
+  if (!(call instanceof CallSpans)) return work();
+  const span = call.tracer.startSpan(name, options, parent);
   try {
     return await active.run(trace.setSpan(parent, span), work);
   } catch (e) {

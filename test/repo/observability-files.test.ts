@@ -10,7 +10,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
  * underscores, `_total` on a counter, `_seconds_bucket` on a histogram in seconds.
  */
 function exportedNames(): Set<string> {
-  const source = read("src/telemetry/metrics.ts");
+  const source = read("src/telemetry/sdk.ts");
   const names = new Set<string>();
   for (const m of source.matchAll(/createCounter\(\s*"([a-z_.]+)"/g)) {
     names.add(`${(m[1] ?? "").replaceAll(".", "_")}_total`);

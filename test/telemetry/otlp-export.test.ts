@@ -7,16 +7,20 @@ import {
   queuedSpans,
   scheduleFlush,
 } from "../../src/telemetry/exporter.ts";
+import { loadTelemetry } from "../../src/telemetry/load.ts";
 import { instruments } from "../../src/telemetry/metrics.ts";
 import { endCall, inCall, inSpan, outgoingTrace, startCall } from "../../src/telemetry/spans.ts";
 import { decodeMetrics, decodeTraces } from "./otlp.ts";
 
-const config = telemetryConfig({
+const VARS = {
   OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example.test/",
   OTEL_EXPORTER_OTLP_HEADERS: "x-api-key=k%20one,x-team=fence",
   OTEL_SERVICE_NAME: "fence-under-test",
   OTEL_METRIC_EXPORT_INTERVAL: "0",
-});
+};
+const config = telemetryConfig(VARS);
+// The SDK, as the worker loads it before a request when telemetry is configured.
+await loadTelemetry(VARS);
 if (config === null) throw new Error("the test's telemetry settings are off");
 const settings = config;
 

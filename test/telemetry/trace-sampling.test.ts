@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { telemetryConfig } from "../../src/telemetry/config.ts";
+import { loadTelemetry } from "../../src/telemetry/load.ts";
 import {
   endCall,
   inCall,
@@ -8,10 +9,13 @@ import {
   startCall,
 } from "../../src/telemetry/spans.ts";
 
-const config = telemetryConfig({
+const VARS = {
   OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example.test",
   OTEL_TRACES_SAMPLER_ARG: "0.5",
-});
+};
+const config = telemetryConfig(VARS);
+// The SDK, as the worker loads it before a request when telemetry is configured.
+await loadTelemetry(VARS);
 
 /** A client trace whose random part (its rightmost 56 bits) is `random`. */
 const traceparent = (random: string) => `00-0af7651916cd43dd${random}-b7ad6b7169203331-01`;
