@@ -144,8 +144,15 @@ function mcpNoop(prefix: string): autocannon.Request {
   };
 }
 
-/** The paths, each a request of its own per side (a request counts its calls). */
-const PATHS: Array<{ name: string; request: (prefix: string) => autocannon.Request }> = [
+/**
+ * The paths, each a request of its own per side (a request counts its calls), and the status
+ * every answer must have when it is not 200.
+ */
+const PATHS: Array<{
+  name: string;
+  request: (prefix: string) => autocannon.Request;
+  expect?: number;
+}> = [
   {
     name: "cache hit (repeated read)",
     request: (p) => rotating(`${p}-hit`, 20, () => REPEATED_READ),
@@ -172,6 +179,7 @@ const PATHS: Array<{ name: string; request: (prefix: string) => autocannon.Reque
   {
     name: "refused call (malformed body, recorded)",
     request: (p) => rotating(`${p}-bad`, 20, () => '{"tool":"noop","args":{}'),
+    expect: 400,
   },
   { name: "noop call", request: (p) => rotating(`${p}-noop`, 20, () => NOOP) },
   {
@@ -195,8 +203,18 @@ async function compare(a: DevServer, b: DevServer, sides: [Side, Side]): Promise
   await seedTickets(a.url, prefix);
   await seedTickets(b.url, prefix);
   const list: Scenario[] = PATHS.flatMap((path) => [
-    { name: `${path.name} [A]`, server: "fence" as const, request: path.request(prefix) },
-    { name: `${path.name} [B]`, server: "floor" as const, request: path.request(prefix) },
+    {
+      name: `${path.name} [A]`,
+      server: "fence" as const,
+      request: path.request(prefix),
+      expect: path.expect,
+    },
+    {
+      name: `${path.name} [B]`,
+      server: "floor" as const,
+      request: path.request(prefix),
+      expect: path.expect,
+    },
   ]);
   const servers = { fence: a.url, floor: b.url, groups: { fence: a.group, floor: b.group } };
   const figures = await measureRows(servers, list, duration);

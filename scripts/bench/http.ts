@@ -1,6 +1,7 @@
 import autocannon from "autocannon";
 import { authHeaders, DEFAULT_KEY } from "../lib/target.ts";
 import { type CpuReading, readCpu } from "./proc-cpu.ts";
+import { BENCH_OPEN_RUNS } from "./servers.ts";
 import type { Table } from "./table.ts";
 
 /**
@@ -73,6 +74,8 @@ export interface Scenario {
   target?: number;
   /** Calls per run of the row and of its floor, when not the floor's default. */
   callsPerRun?: number;
+  /** The status every answer of the row must have: 200 unless the row measures a refusal. */
+  expect?: number;
 }
 
 const JSON_HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" };
@@ -212,6 +215,7 @@ function scenarios(prefix: string, cacheLabel: string): Scenario[] {
       name: "refused call (malformed body, 400 by design: gate + 1 ledger write)",
       server: "fence",
       request: rotating(`${prefix}-bad`, 20, () => '{"tool":"noop","args":{}'),
+      expect: 400,
       floor: "one",
       target: 0.85,
     },
@@ -379,11 +383,35 @@ export async function measureRows(
       };
       f.cpu.push(spent("group"));
       f.workerCpu.push(spent("worker"));
+      const wrong = unexpectedAnswers(r, f.scenario.expect ?? 200);
+      if (wrong !== null)
+        throw new Error(`bench row "${f.scenario.name}", round ${round + 1}: ${wrong}`);
       f.failed += r.non2xx + r.errors + r.timeouts;
       process.stderr.write(`  ${f.scenario.name}: ${Math.round(r.requests.average)} req/s\n`);
     }
   }
   return figures;
+}
+
+/** What of a load's outcome the answer check reads. */
+export type Answers = Pick<autocannon.Result, "statusCodeStats" | "errors" | "timeouts">;
+
+/**
+ * Null when every answer of a load had the status `expected`, else what came back instead,
+ * counted by status (and requests that got no answer): a row whose answers are not all what
+ * its label says (a call refused by a brake the load ran into) measures something else.
+ */
+export function unexpectedAnswers(r: Answers, expected: number): string | null {
+  const counts = Object.entries(r.statusCodeStats ?? {})
+    .map(([status, s]) => [status, s?.count ?? 0] as const)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => Number(a) - Number(b));
+  const others = counts.filter(([status]) => Number(status) !== expected);
+  if (others.length === 0 && r.errors === 0 && r.timeouts === 0 && counts.length > 0) return null;
+  const parts = counts.map(([status, n]) => `${n} × ${status}`);
+  if (r.errors > 0) parts.push(`${r.errors} errors`);
+  if (r.timeouts > 0) parts.push(`${r.timeouts} timeouts`);
+  return `expected every answer ${expected}, got ${parts.join(", ") || "no answer"}`;
 }
 
 /** Each round's figure of a row over its paired floor's in the same round. */
@@ -492,7 +520,10 @@ export async function benchHttp(servers: Servers, quick: boolean): Promise<Table
       "rows above are the floors alone), and its ratios to the floor are the median over the rounds of " +
       "the row over that adjacent floor run, so a slow minute of the shared host moves both sides of a " +
       "ratio alike; vs floor gives each round's ratio in brackets, and a target's verdict is the " +
-      "median's, with how many rounds reached the target. The refused row's 400s are by design. Requests authenticate with the development " +
+      "median's, with how many rounds reached the target. The refused row's 400s are by design. " +
+      `The fence differs from the demo in its policy's open-run caps alone, ${BENCH_OPEN_RUNS.toLocaleString("en")} per key ` +
+      "and per tenant where the demo keeps the defaults (100 and 1,000), as its rows open thousands of runs under one key; every answer " +
+      "of a row is checked to be 200 (the refused row's 400), or the bench fails. Requests authenticate with the development " +
       "key (no KV read). Latency in ms. CPU ms per call: the user and system time of the row's " +
       "`wrangler dev` (its Node process and workerd, from /proc) over the calls it answered, which a " +
       "busy host's steal moves less than req/s, then after the slash the part of it spent by the " +

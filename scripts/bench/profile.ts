@@ -16,6 +16,7 @@ import {
   rotating,
   seedFloorTickets,
   seedTickets,
+  unexpectedAnswers,
 } from "./http.ts";
 import type { Table } from "./table.ts";
 
@@ -104,8 +105,17 @@ async function profileLoad(
   request: autocannon.Request,
   seconds: number,
 ): Promise<{ calls: number; profile: CpuProfile }> {
-  const load = (duration: number) =>
-    autocannon({ url: server.url, connections: CONNECTIONS, duration, requests: [request] });
+  const load = async (duration: number) => {
+    const r = await autocannon({
+      url: server.url,
+      connections: CONNECTIONS,
+      duration,
+      requests: [request],
+    });
+    const wrong = unexpectedAnswers(r, 200);
+    if (wrong !== null) throw new Error(`profiled load on ${server.url}: ${wrong}`);
+    return r;
+  };
   await load(2);
   const inspector = await Inspector.attach(server.inspector);
   try {

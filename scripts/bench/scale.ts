@@ -15,11 +15,15 @@ const HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json
 /** What a client sends as its `n`th call: the run it goes to and the body. */
 type Plan = (client: number, n: number) => { run: string; body: string };
 
-/** `clients` loops, each sending its next call when the last answered, for `seconds`. */
+/**
+ * `clients` loops, each sending its next call when the last answered, for `seconds`; fails,
+ * naming the answers by status, unless every call was answered 200 (a cell of refusals would
+ * measure the brake, not the load).
+ */
 async function drive(url: string, clients: number, seconds: number, plan: Plan): Promise<number> {
   const until = Date.now() + seconds * 1000;
   let done = 0;
-  let failed = 0;
+  const failed = new Map<number, number>();
   const loop = async (client: number) => {
     for (let n = 0; Date.now() < until; n++) {
       const { run, body } = plan(client, n);
@@ -29,12 +33,15 @@ async function drive(url: string, clients: number, seconds: number, plan: Plan):
         body,
       });
       await res.arrayBuffer();
-      if (res.ok) done++;
-      else failed++;
+      if (res.status === 200) done++;
+      else failed.set(res.status, (failed.get(res.status) ?? 0) + 1);
     }
   };
   await Promise.all(Array.from({ length: Math.min(clients, MAX_CLIENTS) }, (_, c) => loop(c)));
-  if (failed > 0) process.stderr.write(`  ${failed} answers were not 2xx\n`);
+  if (failed.size > 0) {
+    const counts = [...failed].map(([status, n]) => `${n} × ${status}`).join(", ");
+    throw new Error(`load simulation: expected every answer 200, got ${done} × 200, ${counts}`);
+  }
   return done / seconds;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The bench's `wrangler dev` servers: the fence, whose demo log backend answers at once and
- * which honours the development key, and the bench-only floor worker; each with fresh state in
+ * The bench's `wrangler dev` servers: the fence, whose demo log backend answers at once, which
+ * honours the development key and whose open-run caps no load reaches, and the bench-only floor worker; each with fresh state in
  * a folder under a root the caller picks (on disk, or tmpfs), and wrangler's local tracing on
  * (its default) or off.
  */
@@ -24,10 +24,24 @@ function tracing(traced: boolean): Record<string, string> {
 /** The vars of every bench fence: an instant demo log backend, the development key. */
 export const FENCE_VARS = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
 
+/**
+ * Open runs a bench fence allows per key and per tenant. Its rows start a new run every 20
+ * calls (every 3 for mutations: the demo policy's cap), thousands of runs under the one
+ * development key, each open until its deadline; under the demo's caps (100 per key) a row
+ * would soon measure `run_cap_exhausted` refusals instead of calls. The runs are still counted.
+ */
+export const BENCH_OPEN_RUNS = 1_000_000;
+
+/** What a bench fence's demo policy differs in from the demo's: caps no load reaches. */
+export const BENCH_POLICY = {
+  max_open_runs_per_key: BENCH_OPEN_RUNS,
+  max_open_runs_per_tenant: BENCH_OPEN_RUNS,
+};
+
 /** A fresh fence, its state under `root`, checked to answer the log tool at once. */
 export async function startFence(root: string, traced = true): Promise<DevServer> {
   mkdirSync(root, { recursive: true });
-  return startChecked({ stateRoot: root, env: tracing(traced) });
+  return startChecked({ stateRoot: root, env: tracing(traced), policy: BENCH_POLICY });
 }
 
 /** A fresh bench fence with `options`, stopped again if its log backend is not instant. */

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { startDev } from "../lib/dev-server.ts";
 import { DEFAULT_KEY } from "../lib/target.ts";
 import { measureRows, median, NOOP, pairedRatio, rotating } from "./http.ts";
+import { BENCH_POLICY } from "./servers.ts";
 import type { Table } from "./table.ts";
 
 /** A receiver that takes every export and answers 200, counting the requests and bytes. */
@@ -38,7 +39,11 @@ export async function benchTelemetry(root: string, quick: boolean): Promise<Tabl
   const receiver = await sink();
   const vars = { DEMO_LOG_LATENCY_MS: "0-0", DEV_KEY: DEFAULT_KEY };
   // wrangler's own local tracing off in both, so only the fence's telemetry differs.
-  const options = { stateRoot: root, env: { X_LOCAL_OBSERVABILITY: "false" } };
+  const options = {
+    stateRoot: root,
+    env: { X_LOCAL_OBSERVABILITY: "false" },
+    policy: BENCH_POLICY,
+  };
   const off = await startDev(vars, options);
   const on = await startDev(
     { ...vars, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER_ARG: "1" },
@@ -46,13 +51,14 @@ export async function benchTelemetry(root: string, quick: boolean): Promise<Tabl
   );
   try {
     const rows = [
-      { name: "noop call", body: () => NOOP, calls: 20 },
-      { name: "refusal (malformed JSON, recorded)", body: BROKEN, calls: 20 },
+      { name: "noop call", body: () => NOOP, calls: 20, expect: 200 },
+      { name: "refusal (malformed JSON, recorded)", body: BROKEN, calls: 20, expect: 400 },
     ].flatMap((r) =>
       (["fence", "floor"] as const).map((server) => ({
         name: `${r.name}${server === "floor" ? ", traced" : ""}`,
         server,
         request: rotating(`tel-${server}-${r.name.length}`, r.calls, r.body),
+        expect: r.expect,
       })),
     );
     const groups = { fence: off.group, floor: on.group };

@@ -59,6 +59,12 @@ export interface DevOptions {
   testScheduled?: boolean;
   /** The checkout to run (its wrangler configs, its code): this process's folder by default. */
   cwd?: string;
+  /**
+   * Fields of the demo's policy (demo/contracts/policy.json) set to other values for this
+   * server only: the policy is written with them into its state folder and bundled in place of
+   * the demo's. The checkout's files stay as they are.
+   */
+  policy?: Record<string, unknown>;
 }
 
 /** The demo upstreams worker's config, beside the fence's in the checkout. */
@@ -88,12 +94,62 @@ export function demoConfig(toml: string, path: string, vars: Record<string, stri
  * environment and the demo upstreams worker, whose config is written with `vars` into `state`.
  * A checkout whose demo runs inside the fence (no demo/wrangler.toml) gets the fence's alone.
  */
-function demoArgs(vars: Record<string, string>, state: string, cwd: string): string[] {
+function demoArgs(
+  vars: Record<string, string>,
+  state: string,
+  cwd: string,
+  fence = "wrangler.toml",
+): string[] {
   const path = resolve(cwd, DEMO_CONFIG);
   if (!existsSync(path)) return [];
   const demo = join(state, "demo-wrangler.toml");
   writeFileSync(demo, demoConfig(readFileSync(path, "utf8"), path, vars));
-  return ["--env", "demo", "--config", "wrangler.toml", "--config", demo];
+  return ["--env", "demo", "--config", fence, "--config", demo];
+}
+
+/** The demo's policy, and the module that imports it under `POLICY_IMPORT`. */
+const DEMO_POLICY = "demo/contracts/policy.json";
+const DEMO_CONTRACTS = "demo/contracts/index.ts";
+const POLICY_IMPORT = "./policy.json";
+
+/**
+ * The fence's config (`toml`, the checkout's wrangler.toml in `cwd`) bundling `policy` in place
+ * of the demo's policy: an `[alias]` entry for the import (wrangler resolves an alias by its
+ * exact specifier; `wrangler dev` has no `--alias`), its paths made absolute, so the text can
+ * be written anywhere.
+ */
+export function fenceConfig(toml: string, cwd: string, policy: string): string {
+  if (!/^\[alias\]$/m.test(toml)) throw new Error("wrangler.toml has no [alias] table");
+  return toml
+    .replace(
+      /^main = "([^"]+)"$/gm,
+      (_, entry: string) => `main = ${JSON.stringify(resolve(cwd, entry))}`,
+    )
+    .replace(
+      /^("[^"]+") = "(\.\.?\/[^"]+)"$/gm,
+      (_, name: string, to: string) => `${name} = ${JSON.stringify(resolve(cwd, to))}`,
+    )
+    .replace(
+      /^\[alias\]$/m,
+      `[alias]\n${JSON.stringify(POLICY_IMPORT)} = ${JSON.stringify(policy)}`,
+    );
+}
+
+/**
+ * The checkout's fence config with the demo's policy, `fields` set, bundled in its place; both
+ * written into `state`. Returns the config's path.
+ */
+function policyConfig(fields: Record<string, unknown>, state: string, cwd: string): string {
+  const contracts = readFileSync(resolve(cwd, DEMO_CONTRACTS), "utf8");
+  if (!contracts.includes(`from "${POLICY_IMPORT}"`))
+    throw new Error(`${DEMO_CONTRACTS} does not import the policy as "${POLICY_IMPORT}"`);
+  const policy = JSON.parse(readFileSync(resolve(cwd, DEMO_POLICY), "utf8")) as object;
+  const written = join(state, "demo-policy.json");
+  writeFileSync(written, `${JSON.stringify({ ...policy, ...fields }, null, 2)}\n`);
+  const config = join(state, "fence-wrangler.toml");
+  const toml = readFileSync(resolve(cwd, "wrangler.toml"), "utf8");
+  writeFileSync(config, fenceConfig(toml, resolve(cwd), written));
+  return config;
 }
 
 /**
@@ -122,7 +178,17 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
   const inspector = await freePort();
   args.push("--inspector-port", String(inspector));
   if (options.config !== undefined) args.push("--config", options.config);
-  else args.push(...demoArgs(vars, state, options.cwd ?? "."));
+  else {
+    const cwd = options.cwd ?? ".";
+    try {
+      const fence =
+        options.policy === undefined ? undefined : policyConfig(options.policy, state, cwd);
+      args.push(...demoArgs(vars, state, cwd, fence));
+    } catch (e) {
+      rmSync(state, { recursive: true, force: true });
+      throw e;
+    }
+  }
   args.push("--log-level", "warn");
   if (options.testScheduled === true) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
