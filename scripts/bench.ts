@@ -5,13 +5,17 @@
  * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
  * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
  * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
- * cost of tracing, on and off; `npm run bench -- --guard [--quick]` the result rules' cost per KiB.
+ * cost of tracing, on and off; `npm run bench -- --guard [--quick]` the result rules' cost per KiB;
+ * `npm run bench -- --end-to-end [--quick]` the end-to-end table against the floor.
+ * A run rewrites only the sections of the tables it measured: every other section of
+ * BENCHMARKS.md, hand-written ones too, is kept.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
 import { benchChain } from "./bench/chain.ts";
 import { benchCritical } from "./bench/critical.ts";
+import { benchmarksDoc, hasSection } from "./bench/doc.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchGuard } from "./bench/guard.ts";
@@ -30,7 +34,8 @@ const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --profile [--quick]
        npm run bench -- --bundle
        npm run bench -- --telemetry [--quick]
-       npm run bench -- --guard [--quick]`;
+       npm run bench -- --guard [--quick]
+       npm run bench -- --end-to-end [--quick]`;
 
 const { values: flags } = parseCli(
   {
@@ -42,6 +47,7 @@ const { values: flags } = parseCli(
       bundle: { type: "boolean", default: false },
       telemetry: { type: "boolean", default: false },
       guard: { type: "boolean", default: false },
+      "end-to-end": { type: "boolean", default: false },
     },
   },
   USAGE,
@@ -137,17 +143,24 @@ async function telemetry(): Promise<void> {
 async function guard(): Promise<void> {
   rewriteApart(await benchGuard(quick), true);
 }
+/** The end-to-end table alone, against a fresh fence and floor: printed, and put in place of its section. */
+async function endToEnd(): Promise<void> {
+  process.stderr.write("starting wrangler dev: the fence and the floor…\n");
+  const table = await withFenceAndFloor(DISK_STATE, (fence, floor) => {
+    const groups = { fence: fence.group, floor: floor.group };
+    return benchHttp({ fence: fence.url, floor: floor.url, groups }, quick);
+  });
+  rewriteApart(table);
+}
+
 /** Print `table` and put it in place of its section of BENCHMARKS.md, measured apart. */
 function rewriteApart(table: Table, append = false): void {
   process.stdout.write(`\n${plain(table)}\n${machine()}\n`);
   const doc = readFileSync("BENCHMARKS.md", "utf8");
-  const section = new RegExp(`### ${table.title}\\n[\\s\\S]*?(?=\\n### |$)`);
-  if (!section.test(doc) && !append) throw new Error(`BENCHMARKS.md has no ${table.title} section`);
+  if (!hasSection(doc, table.title) && !append)
+    throw new Error(`BENCHMARKS.md has no ${table.title} section`);
   const apart = `${markdown(table)}\nMeasured apart from the other tables:\n\n${machine()}\n`;
-  writeFileSync(
-    "BENCHMARKS.md",
-    section.test(doc) ? doc.replace(section, apart) : `${doc.trimEnd()}\n\n${apart}`,
-  );
+  writeFileSync("BENCHMARKS.md", benchmarksDoc(doc, null, [apart]));
   process.stderr.write(`rewrote the ${table.title} section of BENCHMARKS.md\n`);
 }
 
@@ -157,6 +170,7 @@ async function main(): Promise<void> {
   if (flags.bundle) return bundle();
   if (flags.telemetry) return telemetry();
   if (flags.guard) return guard();
+  if (flags["end-to-end"]) return endToEnd();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);
@@ -193,17 +207,17 @@ async function main(): Promise<void> {
   for (const t of await benchState(quick)) show(tables, t);
   process.stderr.write("tracing on and off…\n");
   show(tables, await benchTelemetry(DISK_STATE, quick));
-  const doc = [
+  const intro = [
     "# Benchmarks",
     "",
     "Written by `npm run bench`; figures, not assertions. Each table's rows ran in one bench run,",
     "side by side, so the ratios hold on a noisy machine better than the absolute numbers do.",
+    "A run rewrites only its tables' sections; the others are kept as they are.",
     "",
     machine(),
-    "",
-    ...tables.map(markdown),
   ].join("\n");
-  writeFileSync("BENCHMARKS.md", doc);
+  const old = existsSync("BENCHMARKS.md") ? readFileSync("BENCHMARKS.md", "utf8") : "";
+  writeFileSync("BENCHMARKS.md", benchmarksDoc(old, intro, tables.map(markdown)));
   process.stderr.write("wrote BENCHMARKS.md\n");
 }
 
