@@ -58,9 +58,24 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+/**
+ * A card number as people and systems write one: 13 to 19 digits unbroken, or grouped as cards
+ * are printed, with one separator throughout — 4-4-4-4 (and a last group of up to three more
+ * digits), 4-6-5 (15 digits) or 4-6-4 (14). A separator elsewhere is not a card's, so the tail
+ * of a UUID (`…-b0c4-222222222222`) is not taken for one.
+ */
+const CARD = new RegExp(
+  [
+    "\\d{13,19}",
+    "\\d{4}([ -])\\d{4}\\1\\d{4}\\1\\d{4}(?:\\1\\d{1,3})?",
+    "\\d{4}([ -])\\d{6}\\2\\d{4,5}",
+  ]
+    .map((form) => `(?<![\\d-])${form}(?![\\d-])`)
+    .join("|"),
+  "g",
+);
 
-/** Payment card numbers: 13 to 19 digits, spaced or dashed, with a valid Luhn check digit. */
+/** Payment card numbers: 13 to 19 digits, grouped as cards are, with a valid Luhn check digit. */
 export function findPaymentCards(text: string): Span[] {
   return matches("payment_card", "pan", CARD, text).filter((s) => {
     const digits = text.slice(s.start, s.end).replace(/[ -]/g, "");

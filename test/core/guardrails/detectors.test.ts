@@ -69,6 +69,8 @@ describe("payment cards", () => {
     ["a Visa test number", "card 4111 1111 1111 1111 on file"],
     ["a dashed Mastercard number", "5555-5555-5555-4444"],
     ["an Amex number", "378282246310005"],
+    ["an Amex number grouped 4-6-5", "3782 822463 10005"],
+    ["a 19-digit number grouped 4-4-4-4-3", "6011-0009-9013-9420-007"],
   ])("finds %s", (_what, text) => {
     expect(findPaymentCards(text)).toHaveLength(1);
   });
@@ -79,6 +81,9 @@ describe("payment cards", () => {
     ["a phone number", "+44 20 7946 0958"],
     ["a date and time", "2026-12-02 13:00:00"],
     ["a longer number of which a part passes Luhn", "id 41111111111111110000000"],
+    // "4" + "222222222222" passes Luhn, but no card is grouped 1-12.
+    ["the tail of a UUID", "T-3f2a9c1e-7b4d-4e8a-b0c4-222222222222"],
+    ["digits grouped unlike a card", "4111-11111111-1111"],
   ])("does not take %s for a card", (_what, text) => {
     expect(findPaymentCards(text)).toEqual([]);
   });
