@@ -11,6 +11,7 @@ import { gate } from "../core/gate.ts";
 import { resultRulesOf, resultRulesVersion } from "../core/guardrails/of-fence.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
+import type { Digest } from "../core/redact.ts";
 import type { Result } from "../core/result.ts";
 import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
@@ -148,7 +149,7 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
   try {
-    return await admitAndRun(c, ref, call, proposal, route, started);
+    return await admitAndRun(c, ref, call, proposal, route, { started, ledger, digest });
   } finally {
     // Joiners must never wait on a leader that was refused or threw before landing.
     leader?.land(null);
@@ -186,10 +187,11 @@ async function admitAndRun(
   call: GatedCall,
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
-  started: number,
+  // What the call's decision already made: its start, its run's ledger, its keyed digest.
+  made: { started: number; ledger: ReturnType<typeof ledgerOf>; digest: Digest },
 ): Promise<Decision> {
   const { callId } = proposal;
-  const ledger = tracedLedger(ledgerOf(c.env, ref));
+  const { started, ledger, digest } = made;
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
   const claiming = inSpan("toolfence.claim", async () =>
     holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs),
@@ -239,7 +241,7 @@ async function admitAndRun(
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
   const execution = noRetryLeft(await run(c, ref, call, answer.deadlineAt), proposal, answer);
-  const upstream = keptUpstream(execution, call, c.get("fence"), redactionDigest(c.env, c.req.raw));
+  const upstream = keptUpstream(execution, call, c.get("fence"), digest);
   const ran = { ...outcomeOf(execution, callId, "applied", route.cache), ...upstream };
   const outcome = keptForReplay(ran, proposal);
   const settle = (o: Outcome) =>
