@@ -10,6 +10,7 @@ import type { UpstreamReply } from "../core/upstream-excerpt.ts";
 import { validateOutput } from "../core/validate.ts";
 import { inClientSpan, outgoingTrace, recordUpstream } from "../telemetry/index.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
+import { callHeaders } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import type { Execution } from "./execution.ts";
 import { guarded } from "./guard.ts";
@@ -255,7 +256,7 @@ function buildRequest(
 ): Request {
   const fields = (args ?? {}) as Record<string, unknown>;
   const url = urlOf(upstream, fields);
-  const headers = new Headers({ "X-Toolfence-Tenant": ctx.tenant, "X-Toolfence-Run": ctx.runId });
+  const headers = new Headers(callHeaders(ctx));
   // W3C Trace Context §3: the upstream's spans join the call's trace.
   for (const [name, value] of Object.entries(outgoingTrace())) headers.set(name, value);
   if (ctx.upstreamKey !== null) headers.set("Idempotency-Key", ctx.upstreamKey);

@@ -97,8 +97,3 @@ async function listNow(
   for (const t of tools) hashes.set(t.name, await listedHash(t));
   return { at: now, hashes };
 }
-
-/** Forget every listing (a test's reset). */
-export function forgetListings(): void {
-  listings.clear();
-}
