@@ -44,8 +44,20 @@ const DEFAULT_SCHEDULE_DELAY_MS = 1_000;
 /** The longest wait accepted, well inside `waitUntil`'s 30 s. */
 const MAX_SCHEDULE_DELAY_MS = 10_000;
 
+/** Each deployment's settings, read once per isolate: a call asks for them several times. */
+const configs = new WeakMap<TelemetryVars, TelemetryConfig | null>();
+
 /** The settings, or null when no endpoint is configured (telemetry off). */
 export function telemetryConfig(vars: TelemetryVars): TelemetryConfig | null {
+  let config = configs.get(vars);
+  if (config === undefined) {
+    config = readConfig(vars);
+    configs.set(vars, config);
+  }
+  return config;
+}
+
+function readConfig(vars: TelemetryVars): TelemetryConfig | null {
   const endpoint = (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? "").trim().replace(/\/+$/, "");
   if (endpoint === "" || !URL.canParse(endpoint)) return null;
   return {
