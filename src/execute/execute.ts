@@ -8,7 +8,12 @@ import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import type { UpstreamReply } from "../core/upstream-excerpt.ts";
 import { validateOutput } from "../core/validate.ts";
-import { inClientSpan, outgoingTrace, recordUpstream } from "../telemetry/index.ts";
+import {
+  inClientSpan,
+  outgoingTrace,
+  recordGuardrail,
+  recordUpstream,
+} from "../telemetry/index.ts";
 import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { callHeaders } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
@@ -50,7 +55,11 @@ export async function execute(
   ctx: ExecutionContext,
 ): Promise<Execution> {
   const execution = await reach(contract, args, ctx);
-  return ctx.resultRules === undefined ? execution : guarded(execution, contract, ctx.resultRules);
+  if (ctx.resultRules === undefined) return execution;
+  const checked = guarded(execution, contract, ctx.resultRules);
+  // Counted, and the call's trace kept whatever the sampler said (docs/operations.md).
+  for (const f of checked.findings ?? []) recordGuardrail(ctx.env, f.rule, f.action);
+  return checked;
 }
 
 async function reach(
