@@ -112,13 +112,19 @@ export async function lookup(
   const edge = usable(contract, await guarded(readEdge(tiers, key)));
   if (edge !== null) {
     remember(tiers, key, edge);
-    return hitOf("hit-edge", edge);
+    return hitOf("hit-edge", edge.entry);
   }
   const kv = usable(contract, await guarded(readKv(tiers.kv, key)));
   if (kv === null) return null;
   remember(tiers, key, kv);
   defer(guarded(writeEdge(tiers, key, kv)));
-  return hitOf("hit-kv", kv);
+  return hitOf("hit-kv", kv.entry);
+}
+
+/** An entry with its JSON text, serialised once (or as a tier held it) for every tier. */
+interface Stored {
+  entry: Entry;
+  text: string;
 }
 
 function hitOf(tier: HitTier, entry: Entry): Hit {
@@ -126,9 +132,9 @@ function hitOf(tier: HitTier, entry: Entry): Hit {
   return findings === undefined ? { tier, result } : { tier, result, findings };
 }
 
-function remember(tiers: ResultTiers, key: string, entry: Entry): void {
+function remember(tiers: ResultTiers, key: string, { entry, text }: Stored): void {
   const { result, expires_at, findings } = entry;
-  tiers.memory?.put(key, result, expires_at, JSON.stringify(entry), findings);
+  tiers.memory?.put(key, result, expires_at, text, findings);
 }
 
 /**
@@ -148,11 +154,12 @@ export async function store(
   const expires_at = Date.now() + contract.cacheTtlSeconds * 1000;
   const entry: Entry =
     findings.length === 0 ? { result, expires_at } : { result, expires_at, findings };
-  remember(tiers, key, entry);
+  const stored = { entry, text: JSON.stringify(entry) };
+  remember(tiers, key, stored);
   await Promise.all([
-    guarded(writeEdge(tiers, key, entry)),
+    guarded(writeEdge(tiers, key, stored)),
     guarded(
-      tiers.kv.put(kvKey(key), JSON.stringify(entry), {
+      tiers.kv.put(kvKey(key), stored.text, {
         expirationTtl: Math.max(KV_MIN_TTL_SECONDS, contract.cacheTtlSeconds),
       }),
     ),
@@ -160,40 +167,44 @@ export async function store(
   return true;
 }
 
-async function readEdge(tiers: ResultTiers, key: string): Promise<Entry | null> {
+async function readEdge(tiers: ResultTiers, key: string): Promise<Stored | null> {
   const response = await tiers.edge.match(edgeUrl(tiers.origin, key));
-  return response === undefined ? null : entryOf(await response.text());
+  return response === undefined ? null : storedOf(await response.text());
 }
 
-async function readKv(kv: KVNamespace, key: string): Promise<Entry | null> {
+async function readKv(kv: KVNamespace, key: string): Promise<Stored | null> {
   const text = await kv.get(kvKey(key));
-  return text === null ? null : entryOf(text);
+  return text === null ? null : storedOf(text);
 }
 
 /** Write an entry to the edge for what is left of its life (RFC 9111 §5.2.2.1 max-age). */
-async function writeEdge(tiers: ResultTiers, key: string, entry: Entry): Promise<void> {
+async function writeEdge(tiers: ResultTiers, key: string, { entry, text }: Stored): Promise<void> {
   const seconds = Math.floor((entry.expires_at - Date.now()) / 1000);
   if (seconds <= 0) return;
-  const response = new Response(JSON.stringify(entry), {
+  const response = new Response(text, {
     headers: { "Content-Type": "application/json", "Cache-Control": `max-age=${seconds}` },
   });
   await tiers.edge.put(edgeUrl(tiers.origin, key), response);
 }
 
-function entryOf(text: string): Entry | null {
+/** A tier's text as an entry, kept beside it: the text is what the next tier is given. */
+function storedOf(text: string): Stored | null {
   try {
     const value = JSON.parse(text) as Partial<Entry> | null;
     if (typeof value?.expires_at !== "number" || !("result" in value)) return null;
     const { result, expires_at, findings } = value;
-    return Array.isArray(findings) ? { result, expires_at, findings } : { result, expires_at };
+    const entry = Array.isArray(findings)
+      ? { result, expires_at, findings }
+      : { result, expires_at };
+    return { entry, text };
   } catch {
     return null;
   }
 }
 
-function usable(contract: ToolContract, entry: Entry | null): Entry | null {
-  if (entry === null || entry.expires_at <= Date.now()) return null;
-  return validateOutput(contract, entry.result).ok ? entry : null;
+function usable(contract: ToolContract, stored: Stored | null): Stored | null {
+  if (stored === null || stored.entry.expires_at <= Date.now()) return null;
+  return validateOutput(contract, stored.entry.result).ok ? stored : null;
 }
 
 /** A tier's failure is logged and read as a miss (or a skipped write). */
