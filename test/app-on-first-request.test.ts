@@ -44,4 +44,18 @@ describe("the worker's app", () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("mine");
   });
+
+  it("builds again at the next request when a build failed", async () => {
+    let builds = 0;
+    const { handler } = createWorker(startFence(CONTRACTS, POLICY_SOURCE), (built) => {
+      builds += 1;
+      if (builds === 1) throw new Error("the first build fails");
+      built.get("/entry-route", (c) => c.text("built"));
+    });
+    await expect(get(handler, "/entry-route")).rejects.toThrow("the first build fails");
+    const res = await get(handler, "/entry-route");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("built");
+    expect(builds).toBe(2);
+  });
 });

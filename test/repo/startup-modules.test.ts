@@ -14,6 +14,13 @@ const ON_DEMAND =
   /node_modules\/(@opentelemetry\/(sdk-trace|sdk-metrics|otlp-transformer|resources)|@modelcontextprotocol\/)/;
 
 /**
+ * The app and what only it uses: loaded at the isolate's first request, with the app. A
+ * package's path is matched wherever its `node_modules` is (a linked install puts it outside).
+ */
+const WITH_THE_APP =
+  /^src\/(app\.ts|http\/|console\/|oauth\/|mcp\/)|(^|\/)node_modules\/(hono|jose|@cloudflare\/workers-oauth-provider)\//;
+
+/**
  * The worker as `wrangler deploy` builds it, unminified so esbuild's module comments and
  * wrappers can be read: which of its modules run when the isolate loads it.
  */
@@ -45,6 +52,16 @@ describe("the deployed worker's startup", () => {
     expect(atLoad.some((m) => /@opentelemetry\/api\//.test(m))).toBe(true);
     expect(atLoad.filter((m) => ON_DEMAND.test(m))).toEqual([]);
   });
+
+  it("leaves the app's routes, pages and OAuth to the first request", () => {
+    const modules = [...bundle.matchAll(/^\/\/ (\S+\.\w+)$/gm)].map((m) => m[1] ?? "");
+    expect(modules.filter((m) => WITH_THE_APP.test(m)).length).toBeGreaterThan(100);
+
+    const atLoad = modulesRunAtLoad(bundle);
+    expect(atLoad.some((m) => m.startsWith("src/ledger/"))).toBe(true);
+    expect(atLoad.filter((m) => WITH_THE_APP.test(m))).toEqual([]);
+  });
+
 });
 
 describe("the startup scan", () => {
