@@ -5,10 +5,10 @@
  * the RFC 8785 form of `{"run": <run id>, "tenant": <tenant>}`, every later `prev` the previous
  * entry's `hash`. SHA-256 is computed synchronously (`node:crypto`, native in the Workers runtime
  * with `nodejs_compat` and in Node) so the ledger extends the chain inside the decision's own
- * storage transaction. Pure: anyone can verify a log with this file alone.
+ * storage transaction. Pure: anyone can verify a log with this file and the two it imports.
  */
-import { createHash } from "node:crypto";
 import { canonicalize } from "./canonical.ts";
+import { nodeCrypto } from "./node-crypto.ts";
 
 /** What a chained entry carries besides its own fields. */
 export interface Chained {
@@ -22,7 +22,7 @@ export interface Chained {
 
 /** Lowercase hex SHA-256 of the UTF-8 bytes of `text`, synchronously. */
 export function sha256HexSync(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return nodeCrypto().createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** The `prev` of a run's first entry. */

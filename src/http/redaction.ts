@@ -6,7 +6,7 @@
  * deployed worker without the secret keeps `redacted` in place of a sensitive value, never the
  * value, and says so on its log.
  */
-import { createHmac } from "node:crypto";
+import { nodeCrypto } from "../core/node-crypto.ts";
 import type { Digest } from "../core/redact.ts";
 import { isLocalDevelopment } from "./local-dev.ts";
 
@@ -41,6 +41,8 @@ export function redactionDigest(env: Env, request: Request): Digest {
   let secret: string | null | undefined;
   return (text) => {
     if (secret === undefined) secret = secretOf(env, request);
-    return secret === null ? null : createHmac("sha256", secret).update(text, "utf8").digest("hex");
+    return secret === null
+      ? null
+      : nodeCrypto().createHmac("sha256", secret).update(text, "utf8").digest("hex");
   };
 }

@@ -62,6 +62,12 @@ describe("the deployed worker's startup", () => {
     expect(atLoad.filter((m) => WITH_THE_APP.test(m))).toEqual([]);
   });
 
+  it("imports node:crypto when it first hashes, not when it loads", () => {
+    // An import of a runtime module stays at the top of the bundle, however lazily the module
+    // that wrote it is evaluated, and workerd builds the module when the bundle loads.
+    expect(bundle).toContain('getBuiltinModule("node:crypto")');
+    expect(bundle.match(/^import .* from "node:crypto";$/gm)).toBeNull();
+  });
 });
 
 describe("the startup scan", () => {
