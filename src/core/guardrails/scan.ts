@@ -46,39 +46,95 @@ interface Acted extends Span {
   action: Exclude<GuardAction, "allow">;
 }
 
-/** Run `rules` over `result`. A result with no findings comes back as the same value. */
+/** Run `rules` over `result`. What they change nothing in comes back as the same value. */
 export function guardResult(result: unknown, rules: ResolvedRules): Guarded {
   const findings: GuardFinding[] = [];
-  const walked = walk(result, "$", [], rules, findings);
+  const walked = walk(result, [], rules, findings);
   if (findings.some((f) => f.action === "block")) {
     return { blocked: true, findings: findings.filter((f) => f.action === "block") };
   }
-  return { blocked: false, result: findings.length === 0 ? result : walked, findings };
+  return { blocked: false, result: walked, findings };
 }
 
+/**
+ * Where the walk is: the keys and array indices from the root, pushed and popped as it goes,
+ * so a path or field name is spelled only where a rule needs it.
+ */
+type Trail = (string | number)[];
+
+/**
+ * `value` after the rules, copied on write: a subtree they change nothing in is returned as
+ * itself, and only the objects and arrays on the way to a changed string are copied. Most
+ * answers are clean, and the pass runs on every answer.
+ */
 function walk(
   value: unknown,
-  path: string,
-  field: readonly string[],
+  trail: Trail,
   rules: ResolvedRules,
   findings: GuardFinding[],
 ): unknown {
-  if (typeof value === "string") return guardString(value, path, field.join("."), rules, findings);
-  if (Array.isArray(value)) {
-    return value.map((item, i) => walk(item, `${path}[${i}]`, field, rules, findings));
-  }
+  if (typeof value === "string") return guardString(value, trail, rules, findings);
+  if (Array.isArray(value)) return walkItems(value, trail, rules, findings);
   if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, item] of Object.entries(value)) {
-      out[k] = walk(item, pathOf(path, k), [...field, k], rules, findings);
-    }
-    return out;
+    return walkMembers(value as Record<string, unknown>, trail, rules, findings);
   }
   return value;
 }
 
-function pathOf(parent: string, key: string): string {
-  return /^[A-Za-z_][\w-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+function walkItems(
+  items: readonly unknown[],
+  trail: Trail,
+  rules: ResolvedRules,
+  findings: GuardFinding[],
+): readonly unknown[] {
+  let copy: unknown[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    trail.push(i);
+    const item = items[i];
+    const next = walk(item, trail, rules, findings);
+    trail.pop();
+    if (next === item) continue;
+    copy ??= items.slice();
+    copy[i] = next;
+  }
+  return copy ?? items;
+}
+
+function walkMembers(
+  members: Readonly<Record<string, unknown>>,
+  trail: Trail,
+  rules: ResolvedRules,
+  findings: GuardFinding[],
+): Readonly<Record<string, unknown>> {
+  let copy: Record<string, unknown> | undefined;
+  for (const k in members) {
+    if (!Object.hasOwn(members, k)) continue;
+    trail.push(k);
+    const item = members[k];
+    const next = walk(item, trail, rules, findings);
+    trail.pop();
+    if (next === item) continue;
+    copy ??= { ...members };
+    // Defined, not assigned: a member named "__proto__" (JSON.parse makes it an own key)
+    // stays a member of the copy instead of setting its prototype.
+    Object.defineProperty(copy, k, { value: next });
+  }
+  return copy ?? members;
+}
+
+/** The trail as a JSONPath (`$.items[0].body`). */
+function pathOf(trail: Trail): string {
+  let path = "$";
+  for (const step of trail) {
+    if (typeof step === "number") path += `[${step}]`;
+    else path += /^[A-Za-z_][\w-]*$/.test(step) ? `.${step}` : `[${JSON.stringify(step)}]`;
+  }
+  return path;
+}
+
+/** The trail as the dotted field a rule's `fields` name: keys only, array indices left out. */
+function fieldOf(trail: Trail): string {
+  return trail.filter((step) => typeof step === "string").join(".");
 }
 
 /** Whether a rule limited to `fields` (null for all) checks the dotted `field`. */
@@ -88,19 +144,24 @@ export function applies(fields: readonly string[] | null, field: string): boolea
 
 function guardString(
   text: string,
-  path: string,
-  field: string,
+  trail: Trail,
   rules: ResolvedRules,
   findings: GuardFinding[],
 ): string {
   const spans: Acted[] = [];
+  let field: string | undefined;
   for (const rule of GUARD_RULES) {
     const { action, fields } = rules[rule];
-    if (action === "allow" || rule === "oversized_field" || !applies(fields, field)) continue;
+    if (action === "allow" || rule === "oversized_field") continue;
+    if (fields !== null) {
+      field ??= fieldOf(trail);
+      if (!applies(fields, field)) continue;
+    }
     for (const span of DETECTORS[rule](text)) spans.push({ ...span, rule, action });
   }
+  if (spans.length === 0) return boundedString(text, trail, rules, findings);
   const kept = withoutOverlaps(spans);
-  report(kept, path, findings);
+  report(kept, pathOf(trail), findings);
   let out = text;
   // Replaced from the end, so the offsets of the spans before stay true.
   for (const span of [...kept].reverse()) {
@@ -108,27 +169,28 @@ function guardString(
     const replacement = span.kind === "hidden_characters" ? "" : placeholderOf(span);
     out = out.slice(0, span.start) + replacement + out.slice(span.end);
   }
-  return boundedString(out, path, field, rules, findings);
+  return boundedString(out, trail, rules, findings);
 }
 
 /** The per-field size bound, on the string as it will be answered. */
 function boundedString(
   text: string,
-  path: string,
-  field: string,
+  trail: Trail,
   rules: ResolvedRules,
   findings: GuardFinding[],
 ): string {
   const { action, fields, maxBytes } = rules.oversized_field;
   // A string of n UTF-16 units holds at most 3n UTF-8 bytes: most strings need no encoding.
-  if (action === "allow" || text.length * 3 <= maxBytes || !applies(fields, field)) return text;
+  if (action === "allow" || text.length * 3 <= maxBytes || !applies(fields, fieldOf(trail))) {
+    return text;
+  }
   const bytes = encoder.encode(text).byteLength;
   if (bytes <= maxBytes) return text;
   findings.push({
     rule: "oversized_field",
     what: `${bytes} bytes`,
     action,
-    path,
+    path: pathOf(trail),
     offset: 0,
     count: 1,
   });
