@@ -1,6 +1,13 @@
+import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { entryHash, genesis, sha256HexSync, verifyChain } from "../../src/core/audit-chain.ts";
-import { newSigningKey, publicJwk, signHead, verifyHead } from "../../src/core/audit-head.ts";
+import {
+  newSigningKey,
+  publicJwk,
+  type SignedHead,
+  signHead,
+  verifyHead,
+} from "../../src/core/audit-head.ts";
 import { canonicalize } from "../../src/core/canonical.ts";
 
 const RUN = { tenant: "acme", run: "incident-42" };
@@ -105,5 +112,36 @@ describe("signed heads", () => {
       ok: false,
       problem: "bad signature",
     });
+  });
+
+  it("fails on a signature that is not base64url, the same signature in base64 included", async () => {
+    const key = await newSigningKey();
+    const head = await signHead(
+      { ...RUN, seq: 5, hash: "ab".repeat(32), at: "2026-12-03T00:00:00.000Z" },
+      key,
+    );
+    const base64 = Buffer.from(head.sig, "base64url").toString("base64");
+    for (const sig of ["not a signature!", `${head.sig}=`, base64]) {
+      expect(await verifyHead({ ...head, sig }, [publicJwk(key)])).toEqual({
+        ok: false,
+        problem: "bad signature",
+      });
+    }
+    // A head read from a file is not checked for its types first (npm run audit).
+    for (const sig of [undefined, null, 5]) {
+      const read = { ...head, sig } as unknown as SignedHead;
+      expect(await verifyHead(read, [publicJwk(key)])).toEqual({
+        ok: false,
+        problem: "bad signature",
+      });
+    }
+  });
+
+  it("names a new key by its public key: the start of the SHA-256 of x, base64url", async () => {
+    const key = await newSigningKey();
+    const x = Buffer.from(key.x, "base64url");
+    const digest = Buffer.from(await crypto.subtle.digest("SHA-256", x));
+    expect(x.byteLength).toBe(32);
+    expect(key.kid).toBe(`tf-audit-${digest.toString("base64url").slice(0, 16)}`);
   });
 });
