@@ -7,6 +7,7 @@
  * signature, `iss`, `aud`, `exp`, and the `nonce` this browser was given (OIDC Core §3.1.3.7).
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { toBase64Url } from "../core/base64url.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
 /** The relying party's configuration, from the Worker's vars and secrets. */
@@ -97,14 +98,7 @@ export interface Attempt {
 }
 
 function randomText(bytes = 32): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replace(/=+$/, "");
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 /** A fresh attempt. */
@@ -129,7 +123,7 @@ export async function authorizationUrl(
     scope: "openid email profile",
     state: attempt.state,
     nonce: attempt.nonce,
-    code_challenge: base64url(new Uint8Array(digest)),
+    code_challenge: toBase64Url(new Uint8Array(digest)),
     code_challenge_method: "S256",
   };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);

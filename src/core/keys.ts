@@ -3,6 +3,7 @@
  * KV name a key's digest is filed under.
  */
 import * as v from "valibot";
+import { toBase64Url } from "./base64url.ts";
 import { err, ok, type Result } from "./result.ts";
 
 /**
@@ -83,9 +84,7 @@ export function roleAllows(role: Role, needed: Role): boolean {
 
 /** A new random key: the prefix and 256 bits of randomness, base64url without padding. */
 export function newApiKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const b64 = btoa(String.fromCharCode(...bytes));
-  return KEY_PREFIX + b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return KEY_PREFIX + toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 /** The shortest signing secret accepted: 256 bits as hex or base64 text. */

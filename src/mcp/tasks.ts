@@ -10,6 +10,7 @@
  * proposal checks again; a forged, altered or other run's id does not open, and is not found.
  */
 import { ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server";
+import { fromBase64Url, toBase64Url } from "../core/base64url.ts";
 import type { Decision } from "../http/decision.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { clientCapabilitiesOf } from "./approval-input.ts";
@@ -191,20 +192,4 @@ export function taskNotFound(): ProtocolError {
     ProtocolErrorCode.InvalidParams,
     "Failed to retrieve task: Task not found",
   );
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
-  } catch {
-    return null;
-  }
 }
