@@ -9,7 +9,8 @@ import { canonicalize } from "../core/canonical.ts";
 import type { LimitOverride } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
 import { type AuditPrincipal, FENCE_PRINCIPAL } from "../core/principal.ts";
-import { type Refusal, refuse } from "../core/reasons.ts";
+import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
+import { recordApprovalsExpired } from "../telemetry/index.ts";
 import { takeBack } from "./approvals/approval-step.ts";
 import type {
   ApprovalView,
@@ -22,7 +23,11 @@ import type {
   ResolveAnswer,
 } from "./approvals/approval-types.ts";
 import { listApprovals } from "./approvals/approvals.ts";
-import { type AskedApproval, expireLapsedApprovals } from "./approvals/expiry.ts";
+import {
+  type AskedApproval,
+  expireLapsedApprovals,
+  type LapsedApproval,
+} from "./approvals/expiry.ts";
 import { noticeOf, notify } from "./approvals/webhook.ts";
 import { ArchiveAlarm, wakeBy } from "./audit/archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit/audit-archive.ts";
@@ -285,7 +290,8 @@ export class RunLedger extends DurableObject<Env> {
    * Settle pending entries past their lease as abandoned (see abandon.ts), drop idempotency
    * keys past their retention, expire approvals past their deadline (approvals/expiry.ts),
    * archive what is due (audit-archive.ts), then wake again for the next of any; last, tell
-   * the tenant's index and the webhook of the expired approvals.
+   * the tenant's index and the webhook of the expired approvals, and record them as decisions
+   * in telemetry (src/telemetry/alarm.ts).
    */
   override async alarm(): Promise<void> {
     if (!this.storage.built) return;
@@ -298,11 +304,26 @@ export class RunLedger extends DurableObject<Env> {
     await this.alarms.ring(archiveConfig(this.env), now);
     if (expired.length === 0) return;
     // Told after the commit, and each on its own: a failing index leaves the notices to go.
-    const tenant = this.env.TENANT_INDEX.getByName(readRun(this.sql)?.tenant ?? "");
+    const run = readRun(this.sql);
+    const tenant = this.env.TENANT_INDEX.getByName(run?.tenant ?? "");
     await Promise.allSettled([
       ...expired.map((e) => tenant.markApproval(e.approval.approval_id, "expired")),
       this.announce("approval.expired", expired),
+      this.observe(run, expired, now),
     ]);
+  }
+
+  /** Record expired approvals as the decisions they are: log line, counters, export. */
+  private observe(run: RunRow | null, expired: LapsedApproval[], now: number): Promise<void> {
+    const { decision, status } = DECISION_TABLE.approval_expired;
+    const where = { tenant: run?.tenant ?? "", runId: run?.run_id ?? "", decision, status };
+    const approvals = expired.map(({ approval, callId }) => ({
+      approvalId: approval.approval_id,
+      callId,
+      tool: approval.tool,
+      waitedMs: now - Date.parse(approval.requested_at),
+    }));
+    return recordApprovalsExpired(this.env, where, approvals);
   }
 
   /** Tell the webhook (if any) of approvals of this run, after their step is committed. */

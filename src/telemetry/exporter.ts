@@ -2,7 +2,8 @@
  * OTLP/HTTP export (OpenTelemetry Protocol, "OTLP/HTTP"): spans wait in a bounded buffer of the
  * isolate and are sent in batches, protobuf-encoded by the OpenTelemetry transformer, after the
  * answer (`waitUntil`), at most one batch per schedule delay (OTEL_BSP_SCHEDULE_DELAY); metrics
- * are sent with them at most once per export interval. A failed export is counted and dropped,
+ * are sent with them at most once per export interval, or at once by work with no request to
+ * send them after (`exportMetrics`). A failed export is counted and dropped,
  * never retried: telemetry must not grow without bound or hold a call.
  */
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
@@ -66,26 +67,39 @@ export function scheduleFlush(
  * request takes its spans out of the buffer first, so concurrent flushes never send one twice.
  */
 export async function flush(config: TelemetryConfig, send: Send = fetch): Promise<void> {
-  const lost = (signal: string, n: number) =>
-    count(instruments(config)?.exportFailures, { "toolfence.telemetry.signal": signal }, n);
   // Spans are queued only by a call the SDK recorded, so it is loaded when any wait.
   const sdk = telemetrySdk();
   if (sdk === undefined) return;
   while (queue.length > 0) {
     const batch = queue.splice(0, BATCH_SPANS);
     const body = sdk.ProtobufTraceSerializer.serializeRequest(batch);
-    if (!(await post(config, "/v1/traces", body, send))) lost("traces", batch.length);
+    if (!(await post(config, "/v1/traces", body, send))) lost(config, "traces", batch.length);
   }
-  const now = Date.now();
-  if (now - lastMetricsAt >= config.metricIntervalMs) {
-    lastMetricsAt = now;
-    const metrics = await collectMetrics(config);
-    const body =
-      metrics === null ? undefined : sdk.ProtobufMetricsSerializer.serializeRequest(metrics);
-    if (metrics !== null && !(await post(config, "/v1/metrics", body, send))) lost("metrics", 1);
-  }
+  if (Date.now() - lastMetricsAt >= config.metricIntervalMs) await exportMetrics(config, send);
   // Spans buffered while this export ran go out with it, not with some later request's.
   if (queue.length > 0) await flush(config, send);
+}
+
+/**
+ * Collect the metrics recorded since the last collection and send them now, with no delay and
+ * no interval gate: for work that ends before any request would export them (a run's alarm).
+ * The interval starts again here, so a request's flush right after sends nothing early. The
+ * SDK's delta collection takes out what it returns, so concurrent exports never send the same
+ * data twice.
+ */
+export async function exportMetrics(config: TelemetryConfig, send: Send = fetch): Promise<void> {
+  const sdk = telemetrySdk();
+  if (sdk === undefined) return;
+  lastMetricsAt = Date.now();
+  const metrics = await collectMetrics(config);
+  if (metrics === null) return;
+  const body = sdk.ProtobufMetricsSerializer.serializeRequest(metrics);
+  if (!(await post(config, "/v1/metrics", body, send))) lost(config, "metrics", 1);
+}
+
+/** Count `n` items of `signal` the export lost. */
+function lost(config: TelemetryConfig, signal: string, n: number): void {
+  count(instruments(config)?.exportFailures, { "toolfence.telemetry.signal": signal }, n);
 }
 
 async function post(

@@ -8,8 +8,10 @@ import { type TelemetryVars, telemetryConfig } from "./config.ts";
 import { count, instruments } from "./metrics.ts";
 import { annotate, inSpan, keepActiveCall } from "./spans.ts";
 
+export { type ExpiredApproval, recordApprovalsExpired } from "./alarm.ts";
 export { type CallAnswer, type CallStart, traceCall } from "./call.ts";
 export { loadTelemetry } from "./load.ts";
+export { recordApprovalDecided } from "./metrics.ts";
 export { annotate, inSpan, noteCall, outgoingTrace, type TraceCarrier } from "./spans.ts";
 
 /** A step that calls out of the fence (the upstream): a client span. */
@@ -29,13 +31,6 @@ export function recordUpstream(vars: TelemetryVars, tool: string, outcome: strin
 /** Count an approval requested for `tool`. */
 export function recordApprovalRequested(vars: TelemetryVars, tool: string): void {
   count(instruments(telemetryConfig(vars))?.approvalsRequested, { "gen_ai.tool.name": tool });
-}
-
-/** Count an approval decided (`approved`, `denied`, ...) and how long the person took. */
-export function recordApprovalDecided(vars: TelemetryVars, outcome: string, waitedMs: number) {
-  const meters = instruments(telemetryConfig(vars));
-  count(meters?.approvalsDecided, { "toolfence.approval.outcome": outcome });
-  meters?.approvalDecisionTime.record(waitedMs / 1000, { "toolfence.approval.outcome": outcome });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Attributes, Counter, Histogram } from "@opentelemetry/api";
 import type { ResourceMetrics } from "@opentelemetry/sdk-metrics";
-import type { TelemetryConfig } from "./config.ts";
+import { type TelemetryConfig, type TelemetryVars, telemetryConfig } from "./config.ts";
 import { telemetrySdk } from "./load.ts";
 
 /** Every instrument of the fence. */
@@ -54,4 +54,11 @@ export async function collectMetrics(config: TelemetryConfig): Promise<ResourceM
 /** Record `value` on `counter` when telemetry is on. */
 export function count(counter: Counter | undefined, attributes: Attributes, value = 1): void {
   counter?.add(value, attributes);
+}
+
+/** Count an approval decided (`approved`, `denied`, `expired`) and how long it waited. */
+export function recordApprovalDecided(vars: TelemetryVars, outcome: string, waitedMs: number) {
+  const meters = instruments(telemetryConfig(vars));
+  count(meters?.approvalsDecided, { "toolfence.approval.outcome": outcome });
+  meters?.approvalDecisionTime.record(waitedMs / 1000, { "toolfence.approval.outcome": outcome });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { telemetryConfig } from "../../src/telemetry/config.ts";
 import {
   enqueue,
+  exportMetrics,
   flush,
   MAX_QUEUED_SPANS,
   queuedSpans,
@@ -101,6 +102,25 @@ describe("OTLP/HTTP export", () => {
       { attributes: { "toolfence.telemetry.signal": "traces" }, value: 1 },
     ]);
     expect(queuedSpans()).toBe(0);
+  });
+
+  it("never sends the same metrics twice from exports that run at once", async () => {
+    await flushed(); // what earlier tests recorded
+    instruments(config)?.approvalsRequested.add(3, { "gen_ai.tool.name": "create_ticket" });
+    const bodies: Uint8Array[] = [];
+    const send = async (_url: string, init: RequestInit) => {
+      bodies.push(init.body as Uint8Array);
+      return new Response(null, { status: 200 });
+    };
+    await Promise.all([
+      exportMetrics(settings, send),
+      exportMetrics(settings, send),
+      flush(settings, send),
+    ]);
+    const requested = bodies.flatMap(
+      (body) => decodeMetrics(body).get("toolfence.approvals.requested") ?? [],
+    );
+    expect(requested).toEqual([{ attributes: { "gen_ai.tool.name": "create_ticket" }, value: 3 }]);
   });
 
   it("holds at most its bound of spans, counting the ones it drops", async () => {

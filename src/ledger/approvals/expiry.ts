@@ -19,11 +19,17 @@ export interface AskedApproval {
   origin: string | null;
 }
 
+/** An approval the alarm expired, and the call that asked for it. */
+export interface LapsedApproval extends AskedApproval {
+  /** The call that asked. */
+  callId: string;
+}
+
 /**
  * Expire every pending approval whose deadline passed by `now`, each with its audit entry (the
  * fence's own act, under the call that asked); answers them, oldest first.
  */
-export function expireLapsedApprovals(s: LedgerScope): AskedApproval[] {
+export function expireLapsedApprovals(s: LedgerScope): LapsedApproval[] {
   const rows = s.sql
     .exec<Parameters<typeof approvalView>[1]>(
       `UPDATE approval SET status = 'expired', expiry_unreported = 1
@@ -55,5 +61,6 @@ export function expireLapsedApprovals(s: LedgerScope): AskedApproval[] {
   return rows.map((row) => ({
     approval: approvalView(s.run.run_id, row, s.now, votesOf(s.sql, row.id)),
     origin: row.origin,
+    callId: row.requested_by_call,
   }));
 }
