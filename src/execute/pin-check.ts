@@ -4,7 +4,8 @@
  * record is read first (KV); then this isolate's listing of the server, at most
  * `LISTING_TTL_MS` old, is compared with the pin's hash. A fresh listing costs no round trip;
  * a stale one is listed again with the headers and credentials of the call that needs it, so a
- * server cannot show one listing to the checker and another to callers.
+ * server cannot show one listing to the checker and another to callers. Calls that find it
+ * stale together share one listing, made with the first one's headers.
  */
 import type { McpUpstream } from "../core/contract.ts";
 import type { GatedCall, GateFailure } from "../core/gate.ts";
@@ -73,8 +74,17 @@ async function listingOf(
   now: number,
 ): Promise<Listing | null> {
   const server = JSON.stringify([upstream.endpoint, upstream.auth ?? null, who.tenant]);
-  const cached = await listings.get(server);
-  if (cached != null && now - cached.at < LISTING_TTL_MS) return cached;
+  // One listing of a server at a time: a call joins the one it finds, and only the first call
+  // to find it stale lists again; the calls behind it join that listing.
+  let held = listings.get(server);
+  while (held !== undefined) {
+    const cached = await held;
+    // A listing that failed while this call waited on it reads as if this call had listed.
+    if (cached === null || now - cached.at < LISTING_TTL_MS) return cached;
+    const current = listings.get(server);
+    if (current === held) break;
+    held = current;
+  }
   const listing = listNow(upstream, env, who, now);
   listings.set(server, listing);
   const listed = await listing;
