@@ -26,8 +26,10 @@ import { actorOf, runRefOf } from "./access.ts";
 import type { ConsoleContext, ConsoleEnv } from "./context.ts";
 import { refusalText } from "./waiting.tsx";
 
-/** What a posted act form carried, checked, with the act to record. */
-type ReadAct<T> = { ok: true; body: T; act: OperatorAct } | { ok: false; error: string };
+/** What a posted act form carried, checked, with the act to record and the form as read. */
+type ReadAct<T> =
+  | { ok: true; body: T; act: OperatorAct; form: URLSearchParams }
+  | { ok: false; error: string };
 
 async function readAct<S extends v.GenericSchema>(
   c: ConsoleContext,
@@ -51,6 +53,7 @@ async function readAct<S extends v.GenericSchema>(
     ok: true,
     body,
     act: { actor: actorOf(operator), principal: operator.principal, note: body.note, evidence },
+    form,
   };
 }
 
@@ -63,7 +66,7 @@ function refusalWords(refusal: Refusal): string {
 }
 
 /**
- * The form's `args` as an edit of approval `id`, or none: a text left as shown (the same JSON
+ * The form's `args` (`text`) as an edit of approval `id`, or none: a text left as shown (the same JSON
  * as the arguments the approval now holds) approves them as they are. An edit goes through the
  * API's own check (src/http/approvals.ts `editOf`), so a sensitive argument left in its
  * redacted form is refused there.
@@ -74,8 +77,8 @@ async function formEdit(
   ref: RunRef,
   id: string,
   decision: OperatorDecision,
+  text: string,
 ): Promise<Result<ApprovalEdit | undefined, Refusal>> {
-  const text = new URLSearchParams(await c.req.text()).get("args") ?? "";
   if (text.trim() === "") return ok(undefined);
   const parsed = parseStrictJson(text, { maxDepth: MAX_JSON_DEPTH });
   if (!parsed.ok)
@@ -116,7 +119,8 @@ export function mountActs(
     if (ref === null || !APPROVAL_ID.test(id)) return missing(c);
     const read = await readAct(c, DecisionSchema, "decision");
     if (!read.ok) return answer(c, ref, `The decision is not valid: ${read.error}.`, "");
-    const edit = await formEdit(c, fence, ref, id, read.body.decision);
+    const args = read.form.get("args") ?? "";
+    const edit = await formEdit(c, fence, ref, id, read.body.decision, args);
     if (!edit.ok) return answer(c, ref, refusalWords(edit.error), "");
     const { decision } = read.body;
     const decided = await applyDecision(c.env, ref, id, decision, read.act, edit.value);
