@@ -101,9 +101,13 @@ async function listNow(
 ): Promise<Listing | null> {
   // Loaded here, not at startup (see execute.ts).
   const { listMcpTools } = await import("./mcp.ts");
-  const tools = await listMcpTools(upstream, env, callHeaders(who)).catch(() => null);
-  if (tools === null) return null;
-  const hashes = new Map<string, string>();
-  for (const t of tools) hashes.set(t.name, await listedHash(t));
-  return { at: now, hashes };
+  try {
+    const tools = await listMcpTools(upstream, env, callHeaders(who));
+    const hashes = new Map<string, string>();
+    for (const t of tools) hashes.set(t.name, await listedHash(t));
+    return { at: now, hashes };
+  } catch {
+    // Not listed, or a listing with no hash (a schema with no RFC 8785 form): unknown.
+    return null;
+  }
 }

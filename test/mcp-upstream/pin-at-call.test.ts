@@ -99,6 +99,30 @@ describe("an MCP tool's pin, checked when the call is made", { timeout: 30_000 }
     expect(server.seen).toHaveLength(2);
   });
 
+  it("keeps no listing it could not hash: the call goes through, the next call lists again", async () => {
+    let lists = 0;
+    // 1e400 parses to Infinity, which has no RFC 8785 form: the listing's hash throws.
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const m = (await new Request(input, init).json()) as { id?: number; method?: string };
+      if (m.id === undefined) return new Response(null, { status: 202 });
+      const result =
+        m.method === "initialize"
+          ? '{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"huge","version":"1"}}'
+          : `{"tools":[{"name":"${pinned.tool}","inputSchema":{"type":"object","x-huge":1e400}}]}`;
+      if (m.method !== "initialize") lists += 1;
+      return new Response(`{"jsonrpc":"2.0","id":${m.id},"result":${result}}`, {
+        headers: { "Content-Type": "application/json" },
+      });
+    };
+    const huge = { ...env, CHANGING: { fetch } } as unknown as Env;
+    const tenant = `t-${crypto.randomUUID()}`;
+    const who = { tenant, runId: "run-e", onDrift: "block" as const };
+    const t0 = Date.now();
+    expect((await pinnedNow(callOf(tenant), huge, who, t0)).ok).toBe(true);
+    expect((await pinnedNow(callOf(tenant), huge, who, t0 + 1)).ok).toBe(true);
+    expect(lists).toBe(2);
+  });
+
   it("refuses a tool whose listing changed once the listing is stale, before anything is sent", async () => {
     let description = pinnedDescription;
     const server = changingServer(() => description);
