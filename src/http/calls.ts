@@ -25,7 +25,14 @@ import type {
   RunRef,
 } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
-import { type CallStart, inSpan, noteCall, traceCall, tracedLedger } from "../telemetry/index.ts";
+import {
+  type CallStart,
+  inSpan,
+  noteCall,
+  recordApprovalDecided,
+  traceCall,
+  tracedLedger,
+} from "../telemetry/index.ts";
 import { failed, keptForReplay, noRetryLeft, settledOnce } from "./after-upstream.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { claimWhileDeciding, holdTarget } from "./claims.ts";
@@ -227,6 +234,9 @@ async function admitAndRun(
   if (answer.kind === "refuse" || answer.kind === "approval") await hold.fresh?.release();
   if (answer.kind === "approval") return awaitApproval(c, ref, proposal, answer);
   if (answer.kind === "refuse") {
+    // A pending approval this proposal found past its deadline is decided now: `expired`.
+    if (answer.expiredAfterMs !== undefined)
+      recordApprovalDecided(c.env, "expired", answer.expiredAfterMs);
     const approval = answer.approvalId === undefined ? {} : { approval_id: answer.approvalId };
     const edited =
       answer.editedArgs === undefined ? {} : { edited_args: JSON.parse(answer.editedArgs) };

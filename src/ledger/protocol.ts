@@ -150,6 +150,11 @@ export type LedgerAnswer =
       approvalId?: string;
       /** The arguments an approver edited the call to (JSON text): propose those instead. */
       editedArgs?: string;
+      /**
+       * Set when this proposal expired a pending approval whose deadline had passed before the
+       * run's alarm rang: how long it waited for a person, in milliseconds.
+       */
+      expiredAfterMs?: number;
     };
 
 /** Closing a call the ledger admitted. */

@@ -71,7 +71,20 @@ export function approvalStep(
     const { decision, status } = DECISION_TABLE[reason];
     s.append({ ...draft, decision, reason, status, approvalId: grant.id }, s.run);
     const edited = grant.editedArgs === undefined ? {} : { editedArgs: grant.editedArgs };
-    return { kind: "refuse", refusal: grant.refusal, budget, approvalId: grant.id, ...edited };
+    // A pending one is expired by this proposal, which then records its outcome; one the
+    // alarm expired (no longer pending) the alarm recorded.
+    const lapsed =
+      grant.expire && latest?.status === "pending"
+        ? { expiredAfterMs: s.now - latest.requestedAt }
+        : {};
+    return {
+      kind: "refuse",
+      refusal: grant.refusal,
+      budget,
+      approvalId: grant.id,
+      ...edited,
+      ...lapsed,
+    };
   }
   const created = grant.kind === "ask";
   const ttlMs = ruleWaitMs(rule, s.fence.policy.approval_ttl_ms);
