@@ -43,9 +43,10 @@ export async function awaitApproval(
 ): Promise<Decision> {
   const { approval, budget } = answer;
   if (approval.created) {
-    recordApprovalRequested(c.env, proposal.tool);
     const admitted = await indexApproval(c, ref, proposal, approval);
     if (!admitted.ok) return tenantFull(c, ref, proposal, approval, admitted.max);
+    // Counted once it waits: one the tenant's cap takes back is never requested, nor decided.
+    recordApprovalRequested(c.env, proposal.tool);
     if (admitted.page) c.executionCtx.waitUntil(announce(c, ref, proposal, approval));
   }
   const body = problemDetails(refuse("approval_required", pendingDetail(approval)), {

@@ -1,8 +1,11 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FENCE } from "../../demo/fence.ts";
+import * as telemetry from "../../src/telemetry/index.ts";
 import { callerWith, json, newRun } from "../helpers.ts";
 import { pendingOf, urgentTicket } from "./helpers.ts";
+
+vi.mock("../../src/telemetry/index.ts", { spy: true });
 
 interface ApprovalList {
   approvals: { approval_id: string; status: string }[];
@@ -38,9 +41,13 @@ describe("caps on approvals that wait for a person", () => {
       await pendingOf(await agent.propose(run, urgentTicket(`k-cap-tenant-${i}`)));
     }
     const run = newRun();
+    vi.mocked(telemetry.recordApprovalRequested).mockClear();
     const over = await operator.propose(run, urgentTicket("k-cap-tenant-over"));
     expect(over.status).toBe(429);
     expect(await json(over)).toMatchObject({ reason: "approval_cap_exhausted" });
+    // Taken back before anyone was asked: not counted as requested, so never left waiting.
+    const requested = vi.mocked(telemetry.recordApprovalRequested).mock.calls;
+    expect(requested.map(([, tool]) => tool)).toEqual([]);
     // The run took it back: nothing of it waits, in the run or in the tenant's list.
     const own = await json<ApprovalList>(await operator.get(`/v1/runs/${run}/approvals`));
     expect(own.approvals.map((a) => a.status)).toEqual(["expired"]);
