@@ -116,11 +116,10 @@ export async function callMcp(
       ),
     );
     if (result.isError === true) {
-      const text = boundedText(result.content);
       const whole = textOf(result.content);
       return {
         ok: false,
-        refusal: refuse("upstream_rejected", `${name} refused the call: ${text}`),
+        refusal: refuse("upstream_rejected", `${name} refused the call: ${boundedText(whole)}`),
         reply: { status: 200, isError: true, text: whole },
       };
     }
@@ -195,7 +194,7 @@ function refusalOf(e: unknown, name: string): McpAnswer {
   if (e instanceof AnswerTooLarge) throw e;
   // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
   if (e instanceof ProtocolError) {
-    const detail = `${name} refused the call: ${boundedText([{ text: e.message }])}`;
+    const detail = `${name} refused the call: ${boundedText(e.message)}`;
     const reply = { status: 200, rpcCode: e.code, text: e.message };
     return { ok: false, refusal: refuse("upstream_rejected", detail), reply };
   }
@@ -245,14 +244,13 @@ function textOf(content: unknown): string {
 }
 
 /**
- * The text blocks of an error result, joined, with secrets and card numbers redacted as the
- * result rules redact them (the detail is answered and kept for replay), and cut to
- * `MAX_UPSTREAM_TEXT` characters.
+ * An upstream's error text with secrets and card numbers redacted as the result rules redact
+ * them (the detail is answered and kept for replay), and cut to `MAX_UPSTREAM_TEXT` characters.
  */
-export function boundedText(content: unknown): string {
-  const text = guardResult(textOf(content), EXCERPT_RULES);
-  if (text.blocked || typeof text.result !== "string") return "(withheld)";
-  return cutChars(text.result);
+function boundedText(text: string): string {
+  const guarded = guardResult(text, EXCERPT_RULES);
+  if (guarded.blocked || typeof guarded.result !== "string") return "(withheld)";
+  return cutChars(guarded.result);
 }
 
 /** The rules an error text passes: secrets and card numbers redacted (src/core/upstream-excerpt.ts). */
