@@ -266,7 +266,10 @@ export class RunLedger extends DurableObject<Env> {
     );
     // A vote short of the quorum decides nothing yet: the receiver hears of the decision.
     if (answer.kind === "decided" && answer.approval.status !== "pending") {
-      this.ctx.waitUntil(this.announce("approval.decided", [this.originOf(answer.approval)]));
+      const tenant = readRun(this.sql)?.tenant ?? "";
+      this.ctx.waitUntil(
+        this.announce("approval.decided", tenant, [this.originOf(answer.approval)]),
+      );
     }
     return answer;
   }
@@ -296,27 +299,27 @@ export class RunLedger extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     if (!this.storage.built) return;
     const now = Date.now();
-    const expired = this.transact(() => {
+    const lapsed = this.transact(() => {
       expireCalls(this.sql, now, this.logOutcome);
       const run = readRun(this.sql);
-      return run === null ? [] : expireLapsedApprovals(this.scope(run, now));
+      return run === null ? null : { run, expired: expireLapsedApprovals(this.scope(run, now)) };
     });
     await this.alarms.ring(archiveConfig(this.env), now);
-    if (expired.length === 0) return;
+    if (lapsed === null || lapsed.expired.length === 0) return;
+    const { run, expired } = lapsed;
     // Told after the commit, and each on its own: a failing index leaves the notices to go.
-    const run = readRun(this.sql);
-    const tenant = this.env.TENANT_INDEX.getByName(run?.tenant ?? "");
+    const tenant = this.env.TENANT_INDEX.getByName(run.tenant);
     await Promise.allSettled([
       ...expired.map((e) => tenant.markApproval(e.approval.approval_id, "expired")),
-      this.announce("approval.expired", expired),
+      this.announce("approval.expired", run.tenant, expired),
       this.observe(run, expired, now),
     ]);
   }
 
   /** Record expired approvals as the decisions they are: log line, counters, export. */
-  private observe(run: RunRow | null, expired: LapsedApproval[], now: number): Promise<void> {
+  private observe(run: RunRow, expired: LapsedApproval[], now: number): Promise<void> {
     const { decision, status } = DECISION_TABLE.approval_expired;
-    const where = { tenant: run?.tenant ?? "", runId: run?.run_id ?? "", decision, status };
+    const where = { tenant: run.tenant, runId: run.run_id, decision, status };
     const approvals = expired.map(({ approval, callId }) => ({
       approvalId: approval.approval_id,
       callId,
@@ -327,8 +330,11 @@ export class RunLedger extends DurableObject<Env> {
   }
 
   /** Tell the webhook (if any) of approvals of this run, after their step is committed. */
-  private async announce(type: "approval.decided" | "approval.expired", of: AskedApproval[]) {
-    const tenant = readRun(this.sql)?.tenant ?? "";
+  private async announce(
+    type: "approval.decided" | "approval.expired",
+    tenant: string,
+    of: AskedApproval[],
+  ) {
     const notices = of.map((e) => noticeOf(this.env, type, tenant, e.approval, e.origin));
     await Promise.all(notices.map((n) => notify(this.env, n)));
   }

@@ -273,7 +273,10 @@ export function listApprovals(
     "SELECT approval_id, decider, actor, at FROM approval_vote ORDER BY at, decider",
   );
   for (const { approval_id, decider, actor, at } of all) {
-    votes.set(approval_id, [...(votes.get(approval_id) ?? []), { decider, actor, at }]);
+    const vote = { decider, actor, at };
+    const of = votes.get(approval_id);
+    if (of === undefined) votes.set(approval_id, [vote]);
+    else of.push(vote);
   }
   const rows = sql
     .exec<ApprovalRow>("SELECT * FROM approval ORDER BY requested_at, rowid")
