@@ -16,17 +16,23 @@ function incident(ticketId: string) {
   };
 }
 
+/** An agent's call waiting for a rule of quorum 2, and two operators of its tenant. */
+async function askedOfTwo() {
+  const tenant = `t-${crypto.randomUUID()}`;
+  const [agent, first, second] = await Promise.all([
+    callerWith({ tenant }),
+    callerWith({ tenant, role: "operator" }),
+    callerWith({ tenant, role: "operator" }),
+  ]);
+  const run = newRun();
+  const call = incident(`INC-${crypto.randomUUID().slice(0, 8)}`);
+  const id = (await pendingOf(await agent.propose(run, call))).approval_id;
+  return { agent, first, second, run, call, id };
+}
+
 describe("a rule with a quorum", () => {
   it("grants only once N distinct approvers approved; the same one twice is refused", async () => {
-    const tenant = `t-${crypto.randomUUID()}`;
-    const [agent, first, second] = await Promise.all([
-      callerWith({ tenant }),
-      callerWith({ tenant, role: "operator" }),
-      callerWith({ tenant, role: "operator" }),
-    ]);
-    const run = newRun();
-    const call = incident(`INC-${crypto.randomUUID().slice(0, 8)}`);
-    const id = (await pendingOf(await agent.propose(run, call))).approval_id;
+    const { agent, first, second, run, call, id } = await askedOfTwo();
     const one = await decide(run, id, "approve", "", first.key ?? "");
     expect(one.status).toBe(200);
     expect(await json<Decided>(one)).toMatchObject({ status: "pending", quorum: 2 });
@@ -43,15 +49,7 @@ describe("a rule with a quorum", () => {
   });
 
   it("is denied by one denial", async () => {
-    const tenant = `t-${crypto.randomUUID()}`;
-    const [agent, first, second] = await Promise.all([
-      callerWith({ tenant }),
-      callerWith({ tenant, role: "operator" }),
-      callerWith({ tenant, role: "operator" }),
-    ]);
-    const run = newRun();
-    const call = incident(`INC-${crypto.randomUUID().slice(0, 8)}`);
-    const id = (await pendingOf(await agent.propose(run, call))).approval_id;
+    const { agent, first, second, run, call, id } = await askedOfTwo();
     expect((await decide(run, id, "approve", "", first.key ?? "")).status).toBe(200);
     const denied = await decide(run, id, "deny", "no", second.key ?? "");
     expect(await json(denied)).toMatchObject({ status: "denied" });
