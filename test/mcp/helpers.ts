@@ -19,6 +19,33 @@ export function unparsedDigest(body: string): string {
   return `hmac-sha256:${createHmac("sha256", DEVELOPMENT_REDACTION_KEY).update(body).digest("hex")}`;
 }
 
+/** A raw request to a run's MCP endpoint: a POST unless `method` says, with `headers` last. */
+export interface RawMcpRequest {
+  method?: string;
+  body?: BodyInit | null;
+  /** The bearer key; the development key unless given. */
+  key?: string;
+  /** Headers of the request's own, over (or, as "", in place of) the ones every client sends. */
+  headers?: Record<string, string>;
+}
+
+/** A request to a run's MCP endpoint of the worker under test, framed as a client sends it. */
+export function rawMcp(run: string, request: RawMcpRequest = {}): Promise<Response> {
+  const key = request.key ?? DEV_KEY;
+  return exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
+    method: request.method ?? "POST",
+    body: request.body ?? null,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      "CF-Connecting-IP": addressFor(key),
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Host: "localhost",
+      ...request.headers,
+    },
+  });
+}
+
 /** How the client negotiates the protocol era. */
 export type Era = "legacy" | "auto";
 

@@ -1,26 +1,15 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addressFor, callerWith, DEV_KEY, get, json, newRun, runStatus } from "../helpers.ts";
-import { unparsedDigest } from "./helpers.ts";
+import { callerWith, get, json, newRun, runStatus } from "../helpers.ts";
+import { rawMcp, unparsedDigest } from "./helpers.ts";
 
 // vitest.config.ts sets CALL_LIMITER to 20 requests per 60 s for each key.
 const LIMIT = 20;
 
 /** A raw request to a run's MCP endpoint; no MCP-Protocol-Version unless `version` names one. */
 function send(run: string, body: string, opts: { version?: string; key?: string } = {}) {
-  const key = opts.key ?? DEV_KEY;
-  return exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
-    method: "POST",
-    body,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      "CF-Connecting-IP": addressFor(key),
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      Host: "localhost",
-      ...(opts.version === undefined ? {} : { "MCP-Protocol-Version": opts.version }),
-    },
-  });
+  const headers: Record<string, string> =
+    opts.version === undefined ? {} : { "MCP-Protocol-Version": opts.version };
+  return rawMcp(run, { body, headers, ...(opts.key === undefined ? {} : { key: opts.key }) });
 }
 
 function noopCall(id: number, note: string): string {

@@ -1,8 +1,8 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/core/canonical.ts";
-import { DEV_KEY, get, json, newRun, seedTicket } from "../helpers.ts";
-import { firstJson, mcpClient } from "./helpers.ts";
+import { get, json, newRun, seedTicket } from "../helpers.ts";
+import { firstJson, mcpClient, rawMcp } from "./helpers.ts";
 
 const KEY = "io.toolfence/idempotency-key";
 const INIT = JSON.stringify({
@@ -16,52 +16,36 @@ const INIT = JSON.stringify({
   },
 });
 
-/** A raw request to a run's MCP endpoint, headers as a 2025-era client sends them. */
-function send(run: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
-  return exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
-    method: "POST",
-    ...init,
-    headers: {
-      Authorization: `Bearer ${DEV_KEY}`,
-      "CF-Connecting-IP": "127.0.0.1",
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      Host: "localhost",
-      ...init.headers,
-    },
-  });
-}
-
 describe("the MCP endpoint over HTTP", () => {
   it("answers GET and DELETE with 405: there is no session to open or end", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const res = await send(newRun("mcp"), { method });
+      const res = await rawMcp(newRun("mcp"), { method });
       expect(res.status).toBe(405);
       expect(res.headers.get("Allow")).toBe("POST");
     }
   });
 
   it("refuses a request without a key with 401 and a Bearer challenge", async () => {
-    const res = await send(newRun("mcp"), { body: INIT, headers: { Authorization: "" } });
+    const res = await rawMcp(newRun("mcp"), { body: INIT, headers: { Authorization: "" } });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toBe('Bearer realm="toolfence"');
   });
 
   it("refuses a browser request from another origin (DNS rebinding)", async () => {
     const run = newRun("mcp");
-    const foreign = await send(run, { body: INIT, headers: { Origin: "http://evil.example" } });
+    const foreign = await rawMcp(run, { body: INIT, headers: { Origin: "http://evil.example" } });
     expect(foreign.status).toBe(403);
-    const own = await send(run, { body: INIT, headers: { Origin: "http://localhost" } });
+    const own = await rawMcp(run, { body: INIT, headers: { Origin: "http://localhost" } });
     expect(own.status).toBe(200);
   });
 
   it("answers malformed JSON-RPC with the protocol's errors and a non-JSON body with 415", async () => {
     const run = newRun("mcp");
-    const broken = await send(run, { body: "{not json" });
+    const broken = await rawMcp(run, { body: "{not json" });
     expect(await broken.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32700 } });
-    const notRpc = await send(run, { body: JSON.stringify({ hello: "world" }) });
+    const notRpc = await rawMcp(run, { body: JSON.stringify({ hello: "world" }) });
     expect(await notRpc.json()).toMatchObject({ error: { code: -32600 } });
-    const text = await send(run, { body: INIT, headers: { "Content-Type": "text/plain" } });
+    const text = await rawMcp(run, { body: INIT, headers: { "Content-Type": "text/plain" } });
     expect(text.status).toBe(415);
   });
 });

@@ -1,7 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEV_KEY, get, json, newRun, runStatus } from "../helpers.ts";
-import { unparsedDigest } from "./helpers.ts";
+import { get, json, newRun, runStatus } from "../helpers.ts";
+import { rawMcp, unparsedDigest } from "./helpers.ts";
 
 /** One audit entry, as far as these tests read it. */
 interface Entry {
@@ -16,19 +15,7 @@ interface Entry {
 
 /** A raw 2025-11-25 request to a run's MCP endpoint; the body is sent byte for byte. */
 function send(run: string, body: string | Uint8Array, headers: Record<string, string> = {}) {
-  return exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
-    method: "POST",
-    body,
-    headers: {
-      Authorization: `Bearer ${DEV_KEY}`,
-      "CF-Connecting-IP": "127.0.0.1",
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-11-25",
-      Host: "localhost",
-      ...headers,
-    },
-  });
+  return rawMcp(run, { body, headers: { "MCP-Protocol-Version": "2025-11-25", ...headers } });
 }
 
 /** A `tools/call` as a client would write it, `args` spliced in as raw JSON text. */

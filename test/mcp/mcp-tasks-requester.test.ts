@@ -1,4 +1,3 @@
-import { exports } from "cloudflare:workers";
 import {
   createTaskSessionFromClient,
   type JsonRpcResponse,
@@ -6,8 +5,8 @@ import {
 } from "@modelcontextprotocol/ext-tasks/client";
 import { describe, expect, it } from "vitest";
 import { decide } from "../approvals/helpers.ts";
-import { DEV_KEY, demoTicket, newRun, runStatus } from "../helpers.ts";
-import { firstJson, mcpClient } from "./helpers.ts";
+import { demoTicket, newRun, runStatus } from "../helpers.ts";
+import { firstJson, mcpClient, rawMcp } from "./helpers.ts";
 
 const REVISION = "2026-07-28";
 
@@ -30,16 +29,8 @@ let nextId = 1;
 function rawDispatch(run: string) {
   return async (request: unknown): Promise<JsonRpcResponse> => {
     const message = { ...(request as { method: string; params?: Record<string, unknown> }) };
-    const res = await exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${DEV_KEY}`,
-        "CF-Connecting-IP": "127.0.0.1",
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        Host: "localhost",
-        ...standardHeaders(message),
-      },
+    const res = await rawMcp(run, {
+      headers: standardHeaders(message),
       body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, ...message }),
     });
     const answer = (await res.json()) as { result?: unknown; error?: unknown };

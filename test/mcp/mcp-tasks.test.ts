@@ -1,8 +1,7 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { decide, lapse } from "../approvals/helpers.ts";
 import { auditPage, callerWith, DEV_KEY, demoTicket, newRun, runStatus } from "../helpers.ts";
-import { firstJson } from "./helpers.ts";
+import { firstJson, rawMcp } from "./helpers.ts";
 
 const TASKS = "io.modelcontextprotocol/tasks";
 const REVISION = "2026-07-28";
@@ -27,14 +26,9 @@ async function rpc(
   const key = opts.key ?? DEV_KEY;
   const capabilities = opts.tasks === false ? {} : { extensions: { [TASKS]: {} } };
   const named = NAMED_BY[method];
-  const res = await exports.default.fetch(`http://localhost/v1/runs/${run}/mcp`, {
-    method: "POST",
+  const res = await rawMcp(run, {
+    key,
     headers: {
-      Authorization: `Bearer ${key}`,
-      "CF-Connecting-IP": key === DEV_KEY ? "127.0.0.1" : "192.0.2.41",
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      Host: "localhost",
       "MCP-Protocol-Version": REVISION,
       "Mcp-Method": method,
       ...(named === undefined ? {} : { "Mcp-Name": String(params[named]) }),
