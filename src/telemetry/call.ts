@@ -7,7 +7,6 @@ import type { Attributes } from "@opentelemetry/api";
 import { type TelemetryVars, telemetryConfig } from "./config.ts";
 import { type DecisionFacts, logDecision } from "./decision-log.ts";
 import { enqueue, scheduleFlush } from "./exporter.ts";
-import { loadTelemetry } from "./load.ts";
 import { count, instruments } from "./metrics.ts";
 import { endCall, inCall, startCall, type TraceCarrier } from "./spans.ts";
 
@@ -57,8 +56,8 @@ export async function traceCall<T extends CallAnswer>(
   start: CallStart,
   work: () => Promise<T>,
 ): Promise<T> {
+  // The worker loaded the SDK, when telemetry is configured, before this request (worker.ts).
   const config = telemetryConfig(start.vars);
-  await loadTelemetry(start.vars);
   const call = startCall(config, start.carrier, spanName(start), startAttributes(start));
   const began = Date.now();
   const answer = await inCall(call, work).catch((e: unknown) => {
