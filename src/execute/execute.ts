@@ -122,9 +122,8 @@ function upstreamAttributes(contract: ToolContract): Record<string, string> {
     "toolfence.upstream.kind": upstream.kind,
   };
   if (upstream.kind === "service") attributes["toolfence.upstream.binding"] = upstream.binding;
-  if (upstream.kind === "http" && URL.canParse(upstream.url)) {
-    attributes["server.address"] = new URL(upstream.url).hostname;
-  }
+  const url = upstream.kind === "http" ? URL.parse(upstream.url) : null;
+  if (url !== null) attributes["server.address"] = url.hostname;
   return attributes;
 }
 

@@ -140,11 +140,13 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
     return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
   }
   const call = checked.value;
+  // The arguments' JSON, made once: the cache key's and the ledger's.
+  const args = JSON.stringify(call.args);
   const route = await inSpan("toolfence.cache.lookup", () =>
     routeRead({
       tiers: tiersOf(c.env, ref.tenant),
       contract: call.contract,
-      args: JSON.stringify(call.args),
+      args,
       tenant: ref.tenant,
       noCache: asksNoCache(c.req.header("Cache-Control")),
       epoch,
@@ -152,7 +154,8 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
       defer: (work) => c.executionCtx.waitUntil(work),
     }),
   );
-  const proposal = proposalOf(c, call, callId, { evidence, auditArgs: auditArgsOf(call, digest) });
+  const written = { args, evidence, auditArgs: auditArgsOf(call, digest) };
+  const proposal = proposalOf(c, call, callId, written);
   if (route.kind === "served") return served(ledger, ref, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
   try {
@@ -195,7 +198,7 @@ async function admitAndRun(
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
   // What the call's decision already made: its start, its run's ledger, its keyed digest.
-  made: { started: number; ledger: ReturnType<typeof ledgerOf>; digest: Digest },
+  made: { started: number; ledger: Ledger; digest: Digest },
 ): Promise<Decision> {
   const { callId } = proposal;
   const { started, ledger, digest } = made;
@@ -279,8 +282,9 @@ function proposalOf(
   c: AppContext,
   call: GatedCall,
   callId: string,
-  kept: Pick<LedgerProposal, "evidence" | "auditArgs">,
+  kept: Pick<LedgerProposal, "args" | "evidence" | "auditArgs">,
 ): LedgerProposal {
+  const timeoutMs = timeoutOf(c, call, Number.POSITIVE_INFINITY);
   return {
     callId,
     tool: call.contract.name,
@@ -289,10 +293,9 @@ function proposalOf(
     paid: call.contract.paid,
     key: call.key,
     fingerprint: call.fingerprint,
-    args: JSON.stringify(call.args),
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
-    leaseMs: timeoutOf(c, call, Number.POSITIVE_INFINITY) + LEASE_MARGIN_MS,
-    timeoutMs: timeoutOf(c, call, Number.POSITIVE_INFINITY),
+    leaseMs: timeoutMs + LEASE_MARGIN_MS,
+    timeoutMs,
     outcome: null,
     origin: new URL(c.req.url).origin,
     ...kept,
