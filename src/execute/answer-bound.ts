@@ -59,7 +59,9 @@ export function boundedResponse(
       if (seen < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - seen));
       seen += chunk.byteLength;
       if (seen > limit) {
-        const text = new TextDecoder().decode(concatenated(head));
+        const decoder = new TextDecoder();
+        const text =
+          head.map((c) => decoder.decode(c, { stream: true })).join("") + decoder.decode();
         const e = new AnswerTooLarge(limit, seen, response.status, text);
         over(e);
         controller.error(e);
@@ -70,16 +72,6 @@ export function boundedResponse(
   });
   const { status, statusText, headers } = response;
   return new Response(response.body.pipeThrough(counter), { status, statusText, headers });
-}
-
-function concatenated(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /** The answer's body as UTF-8 text, read with `limit`; throws AnswerTooLarge past it. */
