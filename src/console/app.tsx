@@ -16,7 +16,7 @@ import { sessionOperator, signOut } from "./access.ts";
 import { tenantRuns } from "./attention.ts";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page, SignInPanel } from "./layout.tsx";
-import { accessOperator, mountOidc, oidcOffered, START_PATH } from "./person-sign-in.tsx";
+import { accessOperator, mountOidc, oidcLink } from "./person-sign-in.tsx";
 import { mountPins } from "./pin-page.tsx";
 import { mountRuns } from "./run-routes.tsx";
 import { mountRunList } from "./runs-page.tsx";
@@ -58,14 +58,14 @@ export function returnPath(value: string | undefined): string | null {
   return value.split("/").some((s) => s === "." || s === "..") ? null : value;
 }
 
-function SignIn(props: { error: string | null; oidc?: boolean; next?: string | null }) {
+function SignIn(props: { error: string | null; idp?: string | undefined; next?: string | null }) {
   const next = props.next ?? null;
   return (
     <SignInPanel
       title="Sign in"
       heading="Sign in"
       error={props.error}
-      idpHref={props.oidc ? START_PATH : null}
+      idpHref={props.idp ?? null}
       action={
         next === null ? "/console/sign-in" : `/console/sign-in?next=${encodeURIComponent(next)}`
       }
@@ -92,7 +92,9 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     const next = returnPath(c.req.query("next"));
     if ((await readSession(c, secret)) !== null) return c.redirect(next ?? "/console/runs", 303);
-    return html(<SignIn error={null} oidc={oidcOffered(c.env)} next={next} />);
+    // Through the provider too, the sign-in comes back to the page asked for.
+    const idp = oidcLink(c.env, next ?? "/console/runs");
+    return html(<SignIn error={null} idp={idp} next={next} />);
   });
 
   app.post("/sign-in", async function signIn(c) {

@@ -63,6 +63,15 @@ describe("signing in through an OpenID provider", () => {
     expect(page).toContain("ada@example.com");
   });
 
+  it("offers the provider to come back to the page the sign-in was asked for", async () => {
+    const b = browser();
+    const page = "/console/runs/r-1/approvals/apr_1";
+    const signIn = await (await b.fetch(`/console?next=${encodeURIComponent(page)}`)).text();
+    expect(signIn).toContain(`/console/oidc/start?return=${encodeURIComponent(page)}`);
+    const unasked = await (await b.fetch("/console")).text();
+    expect(unasked).toContain(`/console/oidc/start?return=${encodeURIComponent("/console/runs")}`);
+  });
+
   it("a person named by the operator claim operates for the tenant their tenant claim names", async () => {
     const b = browser({ allow: [], claim: { name: "groups", value: "ops" }, tenant_claim: "org" });
     idp.person = { sub: "grace", groups: ["staff", "ops"], org: "people-b" };
