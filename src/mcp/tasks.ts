@@ -9,7 +9,12 @@
  * replays its stored answer on every later poll. Nothing in the id is trusted beyond what that
  * proposal checks again; a forged, altered or other run's id does not open, and is not found.
  */
-import { ProtocolError, ProtocolErrorCode, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { fromBase64Url, toBase64Url } from "../core/base64url.ts";
 import type { Decision } from "../http/decision.ts";
 import type { RunRef } from "../ledger/protocol.ts";
@@ -34,9 +39,6 @@ const NONCE_BYTES = 12;
 
 /** Sets the sealing key apart from the other uses of the same secret. */
 const KEY_LABEL = "toolfence mcp task id v1\n";
-
-/** JSON-RPC error code of SEP-2663 for a request from a client that did not declare it. */
-const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** The call a task id holds: what `tools/call` sent, and the approval it waits on. */
 export interface TaskCall {
@@ -181,9 +183,10 @@ export function taskState(taskId: string, call: TaskCall, d: Decision): Record<s
 
 /** The protocol's answer to a task request from a client that did not declare the extension. */
 export function missingTasksCapability(): ProtocolError {
-  return new ProtocolError(MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: TASK_CAPABILITY } },
+    "Missing required client capability",
+  );
 }
 
 /** The protocol's answer to a task id that does not open: invalid params (SEP-2663). */
