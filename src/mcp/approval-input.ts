@@ -15,6 +15,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { Decision } from "../http/decision.ts";
+import { pendingApproval } from "./results.ts";
 
 /** The key of the one input request, and of the host's response to it on the retry. */
 export const APPROVAL_INPUT = "io.toolfence/approval";
@@ -53,10 +54,10 @@ export function approvalInput(
   tool: string,
   page: (approvalId: string) => string,
 ): InputRequiredResult {
-  const { body } = d;
-  const id = String(body.approval_id);
-  const message = `A person must approve this call before it runs: ${tool} (rule ${String(body.rule)}). Open the page, sign in to the toolfence console and approve or deny it; the approval expires at ${String(body.expires_at)}. Nothing has run yet.`;
+  const approval = pendingApproval(d);
+  const message = `A person must approve this call before it runs: ${tool} (rule ${approval.rule}). Open the page, sign in to the toolfence console and approve or deny it; the approval expires at ${approval.expires_at}. Nothing has run yet.`;
+  const url = page(approval.approval_id);
   return inputRequired({
-    inputRequests: { [APPROVAL_INPUT]: inputRequired.elicitUrl({ message, url: page(id) }) },
+    inputRequests: { [APPROVAL_INPUT]: inputRequired.elicitUrl({ message, url }) },
   });
 }

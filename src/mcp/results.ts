@@ -51,7 +51,7 @@ export function toolResult(d: Decision): CallToolResult {
       ...(body.guard === undefined ? {} : { guard: body.guard }),
     },
   };
-  if (d.status === 202) return pendingResult(body, d.retryAfterS, meta);
+  if (d.status === 202) return pendingResult(pendingApproval(d), meta);
   if (d.status === 200) {
     const result = body.result;
     const structured =
@@ -71,22 +71,37 @@ export function toolResult(d: Decision): CallToolResult {
   };
 }
 
-/**
- * A call that waits for a person: not an error (nothing is wrong with it), so the model is
- * told to wait and propose the same call again, not to re-plan.
- */
-function pendingResult(
-  body: Record<string, unknown>,
-  retryAfterS: number | null,
-  meta: Record<string, unknown>,
-): CallToolResult {
-  const approval = {
+/** The approval a pending call (202) waits on, as its answers name it. */
+export interface PendingApproval {
+  /** Always `pending`: nothing has been decided yet. */
+  status: "pending";
+  /** The approval's id, which the console's page for it names. */
+  approval_id: string;
+  /** The policy rule that sent the call to a person. */
+  rule: string;
+  /** When the approval expires (ISO 8601). */
+  expires_at: string;
+  /** Seconds to wait before proposing the same call again. */
+  retry_after_s: number;
+}
+
+/** The approval a pending decision (202) waits on. */
+export function pendingApproval(d: Decision): PendingApproval {
+  const { body } = d;
+  return {
     status: "pending",
     approval_id: String(body.approval_id),
     rule: String(body.rule),
     expires_at: String(body.expires_at),
-    retry_after_s: retryAfterS ?? Number(body.retry_after_s ?? 0),
+    retry_after_s: d.retryAfterS ?? Number(body.retry_after_s ?? 0),
   };
+}
+
+/**
+ * A call that waits for a person: not an error (nothing is wrong with it), so the model is
+ * told to wait and propose the same call again, not to re-plan.
+ */
+function pendingResult(approval: PendingApproval, meta: Record<string, unknown>): CallToolResult {
   const text = `Approval pending: a person must approve this call (rule ${approval.rule}, approval ${approval.approval_id}); nothing ran. Call the same tool with the same arguments again after ${approval.retry_after_s} s; the approval expires at ${approval.expires_at}.`;
   return { content: [{ type: "text", text }], structuredContent: { approval }, _meta: meta };
 }

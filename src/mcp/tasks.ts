@@ -19,7 +19,7 @@ import { fromBase64Url, toBase64Url } from "../core/base64url.ts";
 import type { Decision } from "../http/decision.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { clientCapabilitiesOf } from "./approval-input.ts";
-import { toolResult } from "./results.ts";
+import { pendingApproval, toolResult } from "./results.ts";
 
 /** The extension's identifier, in capabilities and in the client's per-request `_meta`. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -144,11 +144,12 @@ export interface TaskSeal {
 export function taskSeal(secret: string, ref: RunRef): TaskSeal {
   return {
     create: async (call, pending) => {
+      const { approval_id, expires_at } = pendingApproval(pending);
       const sealed: TaskCall = {
         ...call,
-        approval: String(pending.body.approval_id),
+        approval: approval_id,
         created: Date.now(),
-        expires: String(pending.body.expires_at),
+        expires: expires_at,
       };
       const taskId = await sealTask(secret, ref, sealed);
       if (taskId === null) return null;
@@ -176,9 +177,10 @@ export function taskState(taskId: string, call: TaskCall, d: Decision): Record<s
     // The result as the tools/call would have answered it on 2026-07-28: discriminated too.
     return { ...common, status: "completed", result: { resultType: "complete", ...toolResult(d) } };
   }
-  const retryAfterS = d.retryAfterS ?? Number(d.body.retry_after_s ?? 0);
-  const statusMessage = `Waiting for a person to approve this call: ${call.tool} (rule ${String(d.body.rule)}, approval ${String(d.body.approval_id)}); nothing has run yet. The approval expires at ${String(d.body.expires_at)}.`;
-  return { ...common, status: "working", statusMessage, pollIntervalMs: retryAfterS * 1000 };
+  const approval = pendingApproval(d);
+  const statusMessage = `Waiting for a person to approve this call: ${call.tool} (rule ${approval.rule}, approval ${approval.approval_id}); nothing has run yet. The approval expires at ${approval.expires_at}.`;
+  const pollIntervalMs = approval.retry_after_s * 1000;
+  return { ...common, status: "working", statusMessage, pollIntervalMs };
 }
 
 /** The protocol's answer to a task request from a client that did not declare the extension. */
