@@ -44,11 +44,12 @@ const INSTRUCTIONS =
 
 /** A fresh low-level server bound to one request's context. */
 export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
+  // SEP-2663: only the 2026-07-28 era has the Tasks extension, and only with a secret.
+  const tasks = era === "2026-07-28" ? ctx.tasks : null;
   const server = new Server(INFO, {
     capabilities: {
       tools: { listChanged: false },
-      // SEP-2663: only the 2026-07-28 era has the Tasks extension, and only with a secret.
-      ...(era === "2026-07-28" && ctx.tasks !== null ? { extensions: TASK_CAPABILITY } : {}),
+      ...(tasks === null ? {} : { extensions: TASK_CAPABILITY }),
     },
     instructions: INSTRUCTIONS,
     // Interprets JSON Schema, never compiles it: workerd forbids eval and new Function.
@@ -60,23 +61,27 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
     ...(ctx.unavailable.length === 0 ? {} : { _meta: { [UNAVAILABLE_META]: ctx.unavailable } }),
   }));
   server.setRequestHandler("tools/call", async (request, { mcpReq }) => {
-    const { name, arguments: args, _meta } = request.params;
+    const { name, _meta } = request.params;
+    const args = request.params.arguments ?? {};
     const key = _meta?.[KEY_META];
-    const answer = await ctx.propose(name, args ?? {}, key, mcpReq.id, _meta);
+    const answer = await ctx.propose(name, args, key, mcpReq.id, _meta);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
-    // A client that polls tasks gets one for a mutation, before the host's window is asked.
     if (answer.status === 202 && era === "2026-07-28") {
-      const task = await taskOf(ctx, mcpReq, { tool: name, args: args ?? {}, key }, answer);
-      if (task !== null) return task;
+      // A client that polls tasks gets one for a mutation, before the host's window is asked.
+      if (tasks !== null) {
+        const task = await taskOf({ ...ctx, tasks }, mcpReq, { tool: name, args, key }, answer);
+        if (task !== null) return task;
+      }
+      // A host that shows URL elicitations lets its person decide on the approval's page.
+      if (declaresUrlElicitation(mcpReq) && !pageRefused(mcpReq)) {
+        return approvalInput(answer, name, ctx.approvalPage);
+      }
     }
-    // A host that shows URL elicitations lets its person decide on the approval's page.
-    const asksHost = era === "2026-07-28" && declaresUrlElicitation(mcpReq) && !pageRefused(mcpReq);
-    if (answer.status === 202 && asksHost) return approvalInput(answer, name, ctx.approvalPage);
     return toolResult(answer);
   });
-  if (era === "2026-07-28" && ctx.tasks !== null) taskHandlers(server, ctx);
+  if (tasks !== null) taskHandlers(server, { ...ctx, tasks });
   return server;
 }

@@ -51,8 +51,8 @@ export type ProposeCall = (
 interface TaskContext {
   /** Contracts the caller may use: which tool is a mutation. */
   tools: readonly ToolContract[];
-  /** Seals and opens this run's task ids; null when the deployment has no secret for them. */
-  tasks: TaskSeal | null;
+  /** Seals and opens this run's task ids. */
+  tasks: TaskSeal;
   /** Run a call through the fence, as the server's context does. */
   propose: ProposeCall;
 }
@@ -75,7 +75,7 @@ export async function taskOf(
   call: { tool: string; args: unknown; key: unknown },
   pending: Decision,
 ): Promise<CallToolResult | null> {
-  if (ctx.tasks === null || !declaresTasks(mcpReq)) return null;
+  if (!declaresTasks(mcpReq)) return null;
   const contract = ctx.tools.find((t) => t.name === call.tool);
   if (contract?.effect !== "mutate") return null;
   const { tool, args, key } = call;
@@ -91,7 +91,6 @@ export async function taskOf(
 /** Register the task methods on a 2026-07-28 server whose context can open task ids. */
 export function taskHandlers(server: Server, ctx: TaskContext): void {
   const { tasks } = ctx;
-  if (tasks === null) return;
   const opened = async (mcpReq: ServerContext["mcpReq"], taskId: string): Promise<TaskCall> => {
     if (!declaresTasks(mcpReq)) throw missingTasksCapability();
     const call = await tasks.open(taskId);
