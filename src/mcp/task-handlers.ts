@@ -78,11 +78,8 @@ export async function taskOf(
   if (!declaresTasks(mcpReq)) return null;
   const contract = ctx.tools.find((t) => t.name === call.tool);
   if (contract?.effect !== "mutate") return null;
-  const { tool, args, key } = call;
-  const task = await ctx.tasks.create(
-    key === undefined ? { tool, args } : { tool, args, key },
-    pending,
-  );
+  // An undefined key is left out of the sealed text, as JSON.stringify leaves it out.
+  const task = await ctx.tasks.create(call, pending);
   // The SDK types a tools/call result without SEP-2663's task handle; on the wire its
   // `resultType: "task"` passes through (tools/call results may carry more than "complete").
   return task as unknown as CallToolResult | null;
@@ -115,15 +112,14 @@ export function taskHandlers(server: Server, ctx: TaskContext): void {
     const d = await ctx.propose(call.tool, call.args, call.key, mcpReq.id, params._meta, via);
     return taskState(params.taskId, call, d);
   });
-  // The fence asks for no input on a task: its responses (the SDK lifts `inputResponses` off
-  // the params as it does a retry's) answer keys never issued, and are ignored.
-  server.setRequestHandler("tasks/update", { params: TaskParams }, async (params, { mcpReq }) => {
-    await opened(mcpReq, params.taskId);
-    return {};
-  });
-  // Cancelling withdraws no approval: it waits for its operator, who alone decides it.
-  server.setRequestHandler("tasks/cancel", { params: TaskParams }, async (params, { mcpReq }) => {
-    await opened(mcpReq, params.taskId);
-    return {};
-  });
+  // Both only acknowledge a task that opens. The fence asks for no input on a task: an update's
+  // responses (the SDK lifts `inputResponses` off the params as it does a retry's) answer keys
+  // never issued, and are ignored. Cancelling withdraws no approval: it waits for its
+  // operator, who alone decides it.
+  for (const method of ["tasks/update", "tasks/cancel"] as const) {
+    server.setRequestHandler(method, { params: TaskParams }, async (params, { mcpReq }) => {
+      await opened(mcpReq, params.taskId);
+      return {};
+    });
+  }
 }

@@ -135,7 +135,7 @@ export interface TaskSeal {
   create: (
     call: Omit<TaskCall, "approval" | "created" | "expires">,
     pending: Decision,
-  ) => Promise<(Record<string, unknown> & { taskId: string }) | null>;
+  ) => Promise<Record<string, unknown> | null>;
   /** The call a task id of this run holds, or null when it does not open. */
   open: (id: unknown) => Promise<TaskCall | null>;
 }
@@ -153,7 +153,7 @@ export function taskSeal(secret: string, ref: RunRef): TaskSeal {
       };
       const taskId = await sealTask(secret, ref, sealed);
       if (taskId === null) return null;
-      return { resultType: "task", ...taskState(taskId, sealed, pending), taskId };
+      return { resultType: "task", ...taskState(taskId, sealed, pending) };
     },
     open: (id) => openTask(secret, ref, id),
   };
