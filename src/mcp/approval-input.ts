@@ -18,7 +18,7 @@ import type { Decision } from "../http/decision.ts";
 import { pendingApproval } from "./results.ts";
 
 /** The key of the one input request, and of the host's response to it on the retry. */
-export const APPROVAL_INPUT = "io.toolfence/approval";
+const APPROVAL_INPUT = "io.toolfence/approval";
 
 /**
  * Whether this request's client declared URL-mode elicitation (per-request client

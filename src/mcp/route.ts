@@ -75,7 +75,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
  * The console page of one approval, on the fence's own origin (the request's: on Workers its
  * host is the request's `Host`, which the rebinding check has held to the fence's names).
  */
-export function approvalPageOf(requestUrl: string, ref: RunRef, id: string): string {
+function approvalPageOf(requestUrl: string, ref: RunRef, id: string): string {
   const path = `/console/runs/${encodeURIComponent(ref.runId)}/approvals/${encodeURIComponent(id)}`;
   return new URL(path, requestUrl).href;
 }

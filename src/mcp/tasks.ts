@@ -22,7 +22,7 @@ import { clientCapabilitiesOf } from "./approval-input.ts";
 import { pendingApproval, toolResult } from "./results.ts";
 
 /** The extension's identifier, in capabilities and in the client's per-request `_meta`. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Every task id starts so; the rest is base64url of the nonce and the sealed call. */
 const PREFIX = "tft_";
@@ -32,7 +32,7 @@ const PREFIX = "tft_";
  * (SEP-2663, Streamable HTTP), so a call whose arguments would make it longer is answered with
  * the ordinary pending result instead.
  */
-export const MAX_TASK_ID_CHARS = 4096;
+const MAX_TASK_ID_CHARS = 4096;
 
 /** AES-GCM's recommended nonce length (NIST SP 800-38D §8.2): 96 bits, random per task. */
 const NONCE_BYTES = 12;
