@@ -23,7 +23,8 @@ export function redactedValue(value: unknown, digest: Digest): string {
   return hex === null ? UNKEYED : `${REDACTED_PREFIX}${hex}`;
 }
 
-function sensitivePresent(contract: ToolContract, args: unknown): [string, unknown][] {
+/** The contract's sensitive fields the arguments hold, each with the value sent. */
+export function sensitivePresent(contract: ToolContract, args: unknown): [string, unknown][] {
   const names = contract.sensitive ?? [];
   if (names.length === 0 || typeof args !== "object" || args === null || Array.isArray(args)) {
     return [];

@@ -9,7 +9,7 @@ import { canonicalize } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
 import type { ResolvedRules } from "./guardrails/rules.ts";
 import { guardResult } from "./guardrails/scan.ts";
-import { type Digest, redactedValue } from "./redact.ts";
+import { type Digest, redactedValue, sensitivePresent } from "./redact.ts";
 import type { UpstreamAnswer } from "./shapes/audit.ts";
 
 export type { UpstreamAnswer };
@@ -124,13 +124,8 @@ function bySensitiveName(value: unknown, scope: ExcerptScope): unknown {
  * as sent or as JSON escapes it: an error text may repeat it outside any named field.
  */
 function withoutSentValues(text: string, scope: ExcerptScope): string {
-  const names = scope.contract.sensitive ?? [];
-  const args = scope.args;
-  if (names.length === 0 || typeof args !== "object" || args === null) return text;
   let out = text;
-  for (const name of names) {
-    if (!Object.hasOwn(args, name)) continue;
-    const value = (args as Record<string, unknown>)[name];
+  for (const [, value] of sensitivePresent(scope.contract, scope.args)) {
     const replacement = redactedValue(value, scope.digest);
     for (const needle of needlesOf(value)) out = out.split(needle).join(replacement);
   }
