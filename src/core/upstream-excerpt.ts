@@ -12,8 +12,6 @@ import { guardResult } from "./guardrails/scan.ts";
 import { type Digest, redactedValue, sensitivePresent } from "./redact.ts";
 import type { UpstreamAnswer } from "./shapes/audit.ts";
 
-export type { UpstreamAnswer };
-
 /** Most UTF-8 bytes of an upstream's answer the audit keeps. */
 export const UPSTREAM_EXCERPT_MAX_BYTES = 2_048;
 
