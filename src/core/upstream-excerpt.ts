@@ -61,12 +61,17 @@ export function upstreamExcerpt(reply: UpstreamReply, scope: ExcerptScope): Upst
   };
 }
 
+/** Per tool's rules: resolved rules never change once made (src/core/guardrails/of-fence.ts). */
+const excerptRulesOf = new WeakMap<ResolvedRules, ResolvedRules>();
+
 /**
  * The rules an excerpt passes: whatever the tool's rules redact or block is redacted (an
  * excerpt cannot be withheld, and is kept in any case), secrets and payment cards always, in
  * every field; a flag changes nothing kept, so it is left out.
  */
-export function excerptRules(rules: ResolvedRules): ResolvedRules {
+function excerptRules(rules: ResolvedRules): ResolvedRules {
+  const known = excerptRulesOf.get(rules);
+  if (known !== undefined) return known;
   const out: Record<string, ResolvedRules[keyof ResolvedRules]> = {};
   for (const [name, rule] of Object.entries(rules)) {
     const always = name === "secrets" || name === "payment_card";
@@ -74,21 +79,26 @@ export function excerptRules(rules: ResolvedRules): ResolvedRules {
       name !== "oversized_field" && (rule.action === "redact" || rule.action === "block");
     out[name] = { ...rule, action: always || redacts ? "redact" : "allow", fields: null };
   }
-  return out as unknown as ResolvedRules;
+  const excerpt = out as unknown as ResolvedRules;
+  excerptRulesOf.set(rules, excerpt);
+  return excerpt;
+}
+
+/**
+ * `value` after the excerpt rules of a tool's `rules`. They only redact, so nothing is
+ * withheld, and the value keeps its shape: a string comes back a string.
+ */
+export function excerptRedacted<T>(value: T, rules: ResolvedRules): T {
+  return (guardResult(value, excerptRules(rules)) as { result: T }).result;
 }
 
 function redactedText(text: string, scope: ExcerptScope): string {
-  const rules = excerptRules(scope.rules);
   const parsed = parsedJson(text);
   const shaped =
-    parsed === undefined ? text : JSON.stringify(guarded(bySensitiveName(parsed, scope), rules));
-  return guarded(withoutSentValues(shaped, scope), rules) as string;
-}
-
-/** The value after `rules`; a value they would block is redacted instead (excerptRules). */
-function guarded(value: unknown, rules: ResolvedRules): unknown {
-  const out = guardResult(value, rules);
-  return out.blocked ? "[redacted]" : out.result;
+    parsed === undefined
+      ? text
+      : JSON.stringify(excerptRedacted(bySensitiveName(parsed, scope), scope.rules));
+  return excerptRedacted(withoutSentValues(shaped, scope), scope.rules);
 }
 
 /** The answer as JSON when it is a JSON object or array, else undefined. */

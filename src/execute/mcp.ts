@@ -14,10 +14,9 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
 import { DEFAULT_RULES } from "../core/guardrails/rules.ts";
-import { guardResult } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { excerptRules, type UpstreamReply } from "../core/upstream-excerpt.ts";
+import { excerptRedacted, type UpstreamReply } from "../core/upstream-excerpt.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { callHeaders } from "./call-identity.ts";
@@ -248,13 +247,8 @@ function textOf(content: unknown): string {
  * them (the detail is answered and kept for replay), and cut to `MAX_UPSTREAM_TEXT` characters.
  */
 function boundedText(text: string): string {
-  const guarded = guardResult(text, EXCERPT_RULES);
-  if (guarded.blocked || typeof guarded.result !== "string") return "(withheld)";
-  return cutChars(guarded.result);
+  return cutChars(excerptRedacted(text, DEFAULT_RULES));
 }
-
-/** The rules an error text passes: secrets and card numbers redacted (src/core/upstream-excerpt.ts). */
-const EXCERPT_RULES = excerptRules(DEFAULT_RULES);
 
 function cutChars(text: string): string {
   if (text === "") return "(no text)";
