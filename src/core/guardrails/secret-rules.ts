@@ -102,8 +102,12 @@ interface Keyword {
  */
 interface Compiled {
   rules: readonly Rule[];
-  /** Whether a keyword starts with the two ASCII characters `a * 128 + b`. */
+  /**
+   * Whether a keyword starts with the two ASCII characters `a * 128 + b`: read for every pair
+   * of characters of every string scanned, so an array, not the map below.
+   */
   pairs: Uint8Array;
+  /** The keywords by their first two ASCII characters `a` and `b`, as `a * 128 + b`. */
   byPair: ReadonlyMap<number, readonly Keyword[]>;
   always: readonly number[];
   global: Allowlist;
@@ -160,11 +164,8 @@ function rulesFor(text: string, c: Compiled): number[] {
 }
 
 /** A pattern with its shared parts (`(?&name)`) written out. */
-export function expandFragments(
-  regex: string,
-  fragments: Readonly<Record<string, string>> = SECRET_RULE_SET.fragments,
-): string {
-  return regex.replace(/\(\?&(\w+)\)/g, (_, name: string) => fragments[name] ?? "");
+export function expandFragments(regex: string): string {
+  return regex.replace(/\(\?&(\w+)\)/g, (_, name: string) => SECRET_RULE_SET.fragments[name] ?? "");
 }
 
 /** Counts of the ASCII characters of one secret, reused: entropy is taken once per match. */
