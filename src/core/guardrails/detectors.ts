@@ -2,7 +2,7 @@
  * The detectors of the result rules: each finds spans of one kind in one string of a tool's
  * answer. Offsets are UTF-16 code units of that string, as JavaScript indexes it.
  */
-import { findSecretMatches } from "./secret-rules.ts";
+import { findSecrets } from "./secret-rules.ts";
 
 /** The kinds of text a result rule finds. */
 export type DetectorKind =
@@ -35,14 +35,7 @@ function matches(kind: DetectorKind, what: string, pattern: RegExp, text: string
 }
 
 /** Provider keys and tokens, private keys, JWTs and passwords in URLs (secret-rules.ts). */
-export function findSecrets(text: string): Span[] {
-  return findSecretMatches(text).map((m) => ({
-    kind: "secrets",
-    what: m.id,
-    start: m.start,
-    end: m.end,
-  }));
-}
+export { findSecrets };
 
 /** The Luhn check (ISO/IEC 7812-1 Annex B) over a string of digits. */
 export function luhnValid(digits: string): boolean {

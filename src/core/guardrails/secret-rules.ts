@@ -58,10 +58,15 @@ export interface SecretRuleSet {
 /** The converted rule set the worker runs. */
 export const SECRET_RULE_SET = RULES as SecretRuleSet;
 
-/** A secret one rule found: where the secret is, in UTF-16 code units. */
-export interface SecretMatch {
+/**
+ * A secret one rule found, in UTF-16 code units: a detector's `Span` (detectors.ts, which
+ * imports this module, so the shape is spelled here).
+ */
+export interface SecretSpan {
+  /** The detector kind. */
+  kind: "secrets";
   /** The rule's id. */
-  id: string;
+  what: string;
   /** First code unit of the secret. */
   start: number;
   /** One past its last code unit. */
@@ -224,8 +229,8 @@ function secretOf(m: RegExpExecArray, group: number | undefined): [number, numbe
 }
 
 /** Every secret of `text`, by the rules whose keywords it holds. */
-export function findSecretMatches(text: string): SecretMatch[] {
-  const found: SecretMatch[] = [];
+export function findSecrets(text: string): SecretSpan[] {
+  const found: SecretSpan[] = [];
   const c = compiled();
   for (const n of rulesFor(text, c)) {
     const rule = c.rules[n] as Rule;
@@ -238,7 +243,7 @@ export function findSecretMatches(text: string): SecretMatch[] {
       if (data.entropy !== undefined && shannonEntropy(secret) <= data.entropy) continue;
       const line = () => lineAround(text, m.index, m.index + m[0].length);
       if ([c.global, ...rule.allowlists].some((a) => allowed(a, secret, m[0], line))) continue;
-      found.push({ id: data.id, start, end });
+      found.push({ kind: "secrets", what: data.id, start, end });
     }
   }
   return found;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   expandFragments,
-  findSecretMatches,
+  findSecrets,
   SECRET_RULE_SET,
   shannonEntropy,
 } from "../../../src/core/guardrails/secret-rules.ts";
@@ -12,7 +12,7 @@ const alnum = (n: number) => "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zC".repeat(8).slice(
 const hex = (n: number) => "0123456789abcdef".repeat(8).slice(0, n);
 const bech32 = (n: number) => "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".repeat(2).slice(0, n);
 
-const ids = (text: string) => findSecretMatches(text).map((m) => m.id);
+const ids = (text: string) => findSecrets(text).map((m) => m.what);
 
 describe("gitleaks' rules", () => {
   it("are all patterns this runtime builds (RegExp modifiers included)", () => {
@@ -44,9 +44,10 @@ describe("gitleaks' rules", () => {
   it("reports the rule's secret group, not the key name and quotes around it", () => {
     const value = alnum(32).toLowerCase();
     const text = `ADAFRUIT_IO_KEY = "${value}"\n`;
-    const [m] = findSecretMatches(text);
+    const [m] = findSecrets(text);
     expect(m).toEqual({
-      id: "adafruit-api-key",
+      kind: "secrets",
+      what: "adafruit-api-key",
       start: text.indexOf(value),
       end: text.indexOf(value) + 32,
     });
