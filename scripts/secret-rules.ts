@@ -9,9 +9,7 @@ import { renderSecretRules, secretRuleFiles } from "./lib/secret-rules.ts";
 
 const OUT = "src/core/guardrails/secret-rules.json";
 
-const conversion = secretRuleFiles();
-writeFileSync(OUT, renderSecretRules(conversion));
-process.stdout.write(
-  `wrote ${OUT}: ${conversion.set.rules.length} rules from ${conversion.set.source}\n`,
-);
-for (const d of conversion.dropped) process.stdout.write(`  left out ${d.id}: ${d.why}\n`);
+const set = secretRuleFiles();
+writeFileSync(OUT, renderSecretRules(set));
+process.stdout.write(`wrote ${OUT}: ${set.rules.length} rules from ${set.source}\n`);
+for (const d of set.leftOut) process.stdout.write(`  left out ${d.id}: ${d.why}\n`);

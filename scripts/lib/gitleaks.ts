@@ -15,22 +15,6 @@ import type {
 } from "../../src/core/guardrails/secret-rules.ts";
 import { translateRe2 } from "./re2-to-js.ts";
 
-/** A rule not converted, and why. */
-export interface DroppedRule {
-  /** The rule's id. */
-  id: string;
-  /** Why it is not in the converted set. */
-  why: string;
-}
-
-/** The converted rules and the ones left out. */
-export interface Conversion {
-  /** What the worker runs. */
-  set: Omit<SecretRuleSet, "leftOut">;
-  /** What it does not. */
-  dropped: DroppedRule[];
-}
-
 /**
  * Rules left out on purpose. `generic-api-key` finds any value after a word such as `key`,
  * `token` or `auth`, not a format: in tool results (configuration listings, logs, API
@@ -130,8 +114,8 @@ function merged(a: AllowlistData, b: AllowlistData): AllowlistData {
  * Convert rule files in order; a later file's rule replaces an earlier one's of the same id.
  * `source` names where the rules come from.
  */
-export function convertRuleFiles(texts: readonly string[], source: string): Conversion {
-  const dropped: DroppedRule[] = [];
+export function convertRuleFiles(texts: readonly string[], source: string): SecretRuleSet {
+  const leftOut: SecretRuleSet["leftOut"][number][] = [];
   const byId = new Map<string, SecretRuleData>();
   let allowlist: AllowlistData = {};
   for (const text of texts) {
@@ -145,20 +129,17 @@ export function convertRuleFiles(texts: readonly string[], source: string): Conv
       const id = typeof r.id === "string" ? r.id : "(no id)";
       const why = LEFT_OUT[id];
       if (why !== undefined) {
-        dropped.push({ id, why });
+        leftOut.push({ id, why });
         continue;
       }
       try {
         byId.set(id, ruleOf(r));
       } catch (e) {
         if (!(e instanceof Refused)) throw e;
-        dropped.push({ id, why: e.message });
+        leftOut.push({ id, why: e.message });
       }
     }
   }
   const rules = [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return {
-    set: { source, fragments: FRAGMENTS, allowlist, rules: withFragments(rules) },
-    dropped,
-  };
+  return { source, fragments: FRAGMENTS, allowlist, rules: withFragments(rules), leftOut };
 }

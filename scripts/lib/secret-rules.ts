@@ -4,12 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Conversion, convertRuleFiles } from "./gitleaks.ts";
+import type { SecretRuleSet } from "../../src/core/guardrails/secret-rules.ts";
+import { convertRuleFiles } from "./gitleaks.ts";
 
 const DIR = resolve(import.meta.dirname, "../../src/core/guardrails");
 
 /** The vendored gitleaks rules, then the fence's own, converted. */
-export function secretRuleFiles(): Conversion {
+export function secretRuleFiles(): SecretRuleSet {
   const gitleaks = readFileSync(resolve(DIR, "gitleaks.toml"), "utf8");
   const fence = readFileSync(resolve(DIR, "fence-secrets.toml"), "utf8");
   const commit = /^# Version: (\S+) \(commit ([0-9a-f]{40})/m.exec(gitleaks);
@@ -18,6 +19,6 @@ export function secretRuleFiles(): Conversion {
 }
 
 /** The module's text: JSON, which the worker imports as data. */
-export function renderSecretRules({ set, dropped }: Conversion): string {
-  return `${JSON.stringify({ ...set, leftOut: dropped }, null, 2)}\n`;
+export function renderSecretRules(set: SecretRuleSet): string {
+  return `${JSON.stringify(set, null, 2)}\n`;
 }
