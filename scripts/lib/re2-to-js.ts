@@ -84,24 +84,24 @@ export function translateRe2(re2: string): Translated {
     if (ch === "(") {
       const rest = re2.slice(i);
       const named = /^\(\?P?<([A-Za-z_]\w*)>/.exec(rest);
-      const inline = /^\(\?([ims]*)(?:-([ims]+))?\)/.exec(rest);
-      const group = /^\(\?([ims]*)(?:-([ims]+))?:/.exec(rest);
+      // Flags alone, `(?i)`, or a group with flags, `(?i:…)` (a plain `(?:…)` among them).
+      const flagged = /^\(\?([ims]*)(?:-([ims]+))?([):])/.exec(rest);
       if (named !== null) {
         out += `(?<${named[1]}>`;
         i += named[0].length;
         pending.push([]);
-      } else if (inline !== null) {
-        if (inline[0].includes("m")) return { ok: false, why: "multi-line flag" };
-        // The flag holds to the end of the enclosing group (RE2), as a modifier group does.
-        const open = `(?${inline[1]}${inline[2] === undefined ? "" : `-${inline[2]}`}:`;
-        out += open;
-        i += inline[0].length;
-        pending[pending.length - 1]?.push(open);
-      } else if (group !== null) {
-        if (group[0].includes("m")) return { ok: false, why: "multi-line flag" };
-        out += group[0];
-        i += group[0].length;
-        pending.push([]);
+      } else if (flagged !== null) {
+        if (flagged[0].includes("m")) return { ok: false, why: "multi-line flag" };
+        i += flagged[0].length;
+        if (flagged[3] === ":") {
+          out += flagged[0];
+          pending.push([]);
+        } else {
+          // The flag holds to the end of the enclosing group (RE2), as a modifier group does.
+          const open = `(?${flagged[1]}${flagged[2] === undefined ? "" : `-${flagged[2]}`}:`;
+          out += open;
+          pending[pending.length - 1]?.push(open);
+        }
       } else if (rest.startsWith("(?")) {
         return { ok: false, why: `group ${rest.slice(0, 4)}` };
       } else {
