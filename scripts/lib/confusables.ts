@@ -53,11 +53,7 @@ export function subsetOf(published: string): string {
 export function prototypesOf(subset: string): Prototypes {
   const version = /^# Version: (\S+)/m.exec(subset)?.[1];
   if (version === undefined) throw new Error("confusables.txt: no '# Version:' header line");
-  const all = new Map(
-    mappings(subset)
-      .filter(([, to]) => NAME_CHARS.test(to))
-      .map(([from, to]) => [from, to]),
-  );
+  const all = new Map(mappings(subset).map(([from, to]) => [from, to]));
   const prototypes: Record<string, string> = {};
   for (const [from, to] of all) {
     const nfkc = from.normalize("NFKC");
