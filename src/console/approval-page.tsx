@@ -1,8 +1,8 @@
 /**
  * The page of one approval, `/console/runs/{run_id}/approvals/{approval_id}`: where a link
  * sends a person to decide exactly that call (the URL an MCP host opens for a call waiting on
- * approval, src/mcp/approval-input.ts). It reads the run's approvals through the same RunLedger
- * method the API's route calls, and its form posts to the console's approval act.
+ * approval, src/mcp/approval-input.ts). It reads the approval through the same RunLedger
+ * method the API's edit reads, and its form posts to the console's approval act.
  */
 import type { Hono } from "hono";
 import type { Fence } from "../core/policy.ts";
@@ -31,11 +31,12 @@ export function mountApprovalPage(
     const ref = runRefOf(c);
     const id = c.req.param("approval_id");
     if (ref === null || !APPROVAL_ID.test(id)) return missing(c);
-    const approvals = await ledgerOf(c.env, ref).approvals(null);
-    if (approvals === null) return missing(c);
+    const ledger = ledgerOf(c.env, ref);
+    const approval = await ledger.approval(id);
     const base = `/console/runs/${encodeURIComponent(ref.runId)}`;
-    const approval = approvals.find((a) => a.approval_id === id);
-    if (approval === undefined) {
+    if (approval === null) {
+      // A run never seen has no status: its own 404, not the approval's.
+      if ((await ledger.status()) === null) return missing(c);
       return html(
         <Page title="No such approval" viewer={c.get("operator")}>
           <Notice kind="error">

@@ -83,8 +83,8 @@ async function formEdit(
   const parsed = parseStrictJson(text, { maxDepth: MAX_JSON_DEPTH });
   if (!parsed.ok)
     return err(refuse("malformed_payload", `The edited args are not JSON: ${parsed.error.detail}`));
-  const approval = (await ledgerOf(c.env, ref).approvals(null))?.find((a) => a.approval_id === id);
-  if (approval === undefined) return ok(undefined);
+  const approval = await ledgerOf(c.env, ref).approval(id);
+  if (approval === null) return ok(undefined);
   const current = JSON.parse(approval.edited_args ?? approval.args) as unknown;
   if (canonicalize(parsed.value) === canonicalize(current)) return ok(undefined);
   if (decision !== "approve") {
@@ -92,7 +92,7 @@ async function formEdit(
       refuse("malformed_payload", "The arguments were edited: an edit may only be approved."),
     );
   }
-  return editOf(c.env, c.req.raw, fence, ref, id, parsed.value);
+  return editOf(c.env, c.req.raw, fence, approval, parsed.value);
 }
 
 /** The routes' answers: back to the run's page with what happened, or why not. */

@@ -50,7 +50,7 @@ export const DecisionSchema = v.strictObject({
 });
 
 /**
- * An approver's edit of approval `id`'s arguments, through the same contract gate as a call
+ * An approver's edit of `approval`'s arguments, through the same contract gate as a call
  * (no coercion, no unknown keys, safe URL path arguments) and fingerprinted as a call is; or
  * why not (a `400` naming the issues).
  */
@@ -58,12 +58,9 @@ export async function editOf(
   env: Env,
   request: Request,
   fence: Fence,
-  ref: RunRef,
-  id: string,
+  approval: Pick<ApprovalView, "tool">,
   args: unknown,
 ): Promise<Result<ApprovalEdit, Refusal>> {
-  const approval = (await ledgerOf(env, ref).approvals(null))?.find((a) => a.approval_id === id);
-  if (approval === undefined) return err(refuse("not_found", `Run has no approval ${id}.`));
   const contract = fence.tools.get(approval.tool);
   if (contract === undefined) {
     return err(refuse("malformed_payload", `${approval.tool} is no longer a tool of this fence.`));
@@ -154,7 +151,11 @@ export async function decideApproval(c: AppContext, ref: RunRef): Promise<Respon
     return problem(refuse("malformed_payload", detail), { approval_id: id });
   }
   if (body.args !== undefined) {
-    const edited = await editOf(c.env, c.req.raw, c.get("fence"), ref, id, body.args);
+    const approval = await ledgerOf(c.env, ref).approval(id);
+    if (approval === null) {
+      return problem(refuse("not_found", `Run has no approval ${id}.`), { approval_id: id });
+    }
+    const edited = await editOf(c.env, c.req.raw, c.get("fence"), approval, body.args);
     if (!edited.ok) return problem(edited.error, { approval_id: id });
     edit = edited.value;
   }

@@ -22,7 +22,7 @@ import type {
   Resolution,
   ResolveAnswer,
 } from "./approvals/approval-types.ts";
-import { listApprovals } from "./approvals/approvals.ts";
+import { listApprovals, oneApproval } from "./approvals/approvals.ts";
 import {
   type AskedApproval,
   expireLapsedApprovals,
@@ -252,6 +252,11 @@ export class RunLedger extends DurableObject<Env> {
   /** The run's approvals, oldest first, or only those of `status`; null for an unseen run. */
   approvals(status: ApprovalStatus | null): ApprovalView[] | null {
     return this.read((row) => listApprovals(this.sql, row.run_id, status, Date.now()));
+  }
+
+  /** The approval `id` as `approvals` lists it; null when the run has none by that id or is unseen. */
+  approval(id: string): ApprovalView | null {
+    return this.read((row) => oneApproval(this.sql, row.run_id, id, Date.now()));
   }
 
   /** An operator approves or denies a pending approval of this run, once. */

@@ -285,6 +285,17 @@ export function listApprovals(
   return status === null ? rows : rows.filter((a) => a.status === status);
 }
 
+/** The approval `id` as `listApprovals` shows it, or null when the run has none by that id. */
+export function oneApproval(
+  sql: SqlStorage,
+  runId: string,
+  id: string,
+  now: number,
+): ApprovalView | null {
+  const found = readApproval(sql, id);
+  return found === null ? null : approvalView(runId, found.row, now, votesOf(sql, id));
+}
+
 function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
