@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { canonicalize, sha256Hex } from "./canonical.ts";
 import { parseDuration } from "./duration.ts";
+import { namedIn, PersonEntrySchema } from "./people.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import type { ApprovalStatus } from "./shapes/approval.ts";
 
@@ -33,11 +34,7 @@ export const MAX_QUORUM = 10;
 const ApproversSchema = v.union([
   v.literal("operators"),
   v.strictObject({
-    people: v.pipe(
-      v.array(v.pipe(v.string(), v.minLength(3), v.maxLength(255))),
-      v.minLength(1),
-      v.maxLength(100),
-    ),
+    people: v.pipe(v.array(PersonEntrySchema), v.minLength(1), v.maxLength(100)),
   }),
 ]);
 
@@ -331,15 +328,6 @@ export function deciderOf(
 const UNVERIFIED =
   " Your identity provider did not say it verified your email, so the fence matches you by subject only.";
 
-function named(people: readonly string[], person: PersonId): boolean {
-  if (people.includes(`sub:${person.sub}`)) return true;
-  // OIDC Core §5.1: an email names the person only once their provider says it verified it;
-  // else anyone let in by a group claim could take a named approver's email as their own.
-  if (person.email_verified !== true) return false;
-  const email = person.email?.toLowerCase();
-  return email !== undefined && people.some((p) => p.toLowerCase() === email);
-}
-
 /**
  * Whether this decider may decide an approval the rule asked for, of a call proposed by
  * `proposer` (the person whose agent proposed it; null when no person is known), or why not.
@@ -356,7 +344,7 @@ export function mayDecide(
       const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names; an operator key is no one of them. Sign in to the console as one of them.`;
       return refuse("approver_not_allowed", detail);
     }
-    if (!named(d.approvers.people, decider.person)) {
+    if (!namedIn(d.approvers.people, decider.person, decider.person.email_verified === true)) {
       const { email, email_verified } = decider.person;
       const unverified = email !== undefined && email_verified !== true ? UNVERIFIED : "";
       const detail = `Approval ${id} (rule ${rule.name}) is decided only by the people the rule names, and you are not one of them.${unverified}`;

@@ -25,6 +25,9 @@ export interface Person {
 /** The longest subject, email or name kept: OIDC sets no bound, a cookie and an entry do. */
 export const MAX_PERSON_FIELD = 255;
 
+/** One person named in a policy list: an email, or `sub:<subject>`. */
+export const PersonEntrySchema = v.pipe(v.string(), v.minLength(3), v.maxLength(MAX_PERSON_FIELD));
+
 /**
  * The policy's `operators` section. A person operates when an `allow` entry names them (an
  * email, which the provider must say is verified, or `sub:<subject>`), or when their `claim`
@@ -32,7 +35,7 @@ export const MAX_PERSON_FIELD = 255;
  */
 export const OperatorsSchema = v.strictObject({
   /** Emails, or `sub:<subject>`, of the people who operate. */
-  allow: v.optional(v.array(v.pipe(v.string(), v.minLength(3), v.maxLength(MAX_PERSON_FIELD))), []),
+  allow: v.optional(v.array(PersonEntrySchema), []),
   /** A claim that makes whoever holds its value an operator (a group, a role). */
   claim: v.optional(
     v.strictObject({
@@ -57,16 +60,20 @@ function holds(claim: unknown, value: string): boolean {
   return Array.isArray(claim) ? claim.includes(value) : claim === value;
 }
 
-/** Whether the person is named in the allowlist: by subject, or by a verified email. */
-function allowed(operators: Operators, person: Person, claims: Claims): boolean {
-  if (operators.allow.includes(`sub:${person.sub}`)) return true;
-  // OIDC Core §5.1: an email is the person's only once the provider says it verified it (the
-  // Cloudflare Access edge adds the claim: Access signs only emails its sign-in verified).
-  const verified = claims.email_verified === true;
-  const email = person.email?.toLowerCase() ?? null;
-  return (
-    email !== null && verified && operators.allow.some((entry) => entry.toLowerCase() === email)
-  );
+/**
+ * Whether `list` names the person: by `sub:<subject>`, or by their email in any case when
+ * `verified`. OIDC Core §5.1: an email is the person's only once the provider says it verified
+ * it; else anyone let in by a group claim could take a named person's email as their own.
+ */
+export function namedIn(
+  list: readonly string[],
+  person: { sub: string; email?: string | null },
+  verified: boolean,
+): boolean {
+  if (list.includes(`sub:${person.sub}`)) return true;
+  if (!verified) return false;
+  const email = person.email?.toLowerCase();
+  return email !== undefined && list.some((entry) => entry.toLowerCase() === email);
 }
 
 /**
@@ -83,7 +90,8 @@ export function operatorTenant(
   }
   const byClaim =
     operators.claim !== undefined && holds(claims[operators.claim.name], operators.claim.value);
-  if (!byClaim && !allowed(operators, person, claims)) {
+  // The Cloudflare Access edge adds `email_verified`: Access signs only emails its sign-in verified.
+  if (!byClaim && !namedIn(operators.allow, person, claims.email_verified === true)) {
     return err(`${person.email ?? person.sub} is not an operator of this fence.`);
   }
   if (operators.tenant_claim === undefined) return ok(operators.tenant);
