@@ -222,10 +222,11 @@ function toolRuleProblems(policy: Policy, tools: ReadonlyMap<string, ToolContrac
     if (arg !== undefined && (contract.sensitive ?? []).includes(arg)) {
       problems.push(`policy.tools.${name}.per_target.arg: "${arg}" is marked sensitive`);
     }
-    problems.push(...approvalProblems(name, rule.approval ?? [], args));
-    (rule.approval ?? []).forEach((r, i) => {
+    const rules = rule.approval ?? [];
+    problems.push(...approvalProblems(name, rules, args));
+    rules.forEach((r, i) => {
       // Named people decide through the console's sign-in, which `operators` turns on.
-      if ((r.approvers ?? "operators") !== "operators" && policy.operators === undefined) {
+      if (r.approvers !== "operators" && policy.operators === undefined) {
         const at = `policy.tools.${name}.approval.${i}.approvers`;
         problems.push(`${at}: names people, but the policy names no operators to sign in`);
       }
