@@ -8,7 +8,7 @@ import type { ToolContract } from "./contract.ts";
 import { fromOpenAiStrictArgs } from "./openai-args.ts";
 import { pathArgIssues } from "./path-args.ts";
 import type { Fence } from "./policy.ts";
-import { type Refusal, refuse } from "./reasons.ts";
+import { type ContractIssue, type Refusal, refuse } from "./reasons.ts";
 import { type Digest, redactArgs } from "./redact.ts";
 import { err, ok, type Result } from "./result.ts";
 import { validateArgs } from "./validate.ts";
@@ -62,6 +62,40 @@ export interface GateFailure {
   args?: unknown;
 }
 
+/** Arguments that passed a tool's contract, as a call or an approver's edit goes on. */
+export interface CheckedArgs {
+  /** The validated output of the input schema. */
+  args: unknown;
+  /** The same, each sensitive argument in its redacted form (a keyed digest). */
+  redacted: unknown;
+  /** SHA-256 of the canonical `{ tool, args }`, the arguments in their redacted form. */
+  fingerprint: string;
+}
+
+/** Why arguments fail a tool's contract: its input schema, or unsafe URL path arguments. */
+export type ArgsFailure =
+  | { kind: "schema"; refusal: Refusal }
+  | { kind: "unsafe_path"; issues: ContractIssue[] };
+
+/**
+ * The contract's checks of a call's arguments, in the gate's order: the input schema (no
+ * coercion, no unknown keys), safe URL path arguments, then the redacted form and the
+ * fingerprint. Each caller words its own refusal.
+ */
+export async function checkArgs(
+  contract: ToolContract,
+  args: unknown,
+  digest: Digest,
+): Promise<Result<CheckedArgs, ArgsFailure>> {
+  const valid = validateArgs(contract, args);
+  if (!valid.ok) return err({ kind: "schema", refusal: valid.error });
+  const unsafe = pathArgIssues(contract, valid.value);
+  if (unsafe.length > 0) return err({ kind: "unsafe_path", issues: unsafe });
+  const redacted = redactArgs(contract, valid.value, digest);
+  const print = await fingerprint(contract.name, redacted);
+  return ok({ args: valid.value, redacted, fingerprint: print });
+}
+
 /**
  * How a call kept in the audit is read again by the gate: a key the fence derived is not sent
  * back (no caller may send one), but derived again from the call, as the first time.
@@ -99,16 +133,16 @@ export async function gate(
   if (!allowed) return fail(refuse("tool_not_allowed", `${tool} is not allowed for this caller.`));
   const args =
     form === "openai" ? fromOpenAiStrictArgs(contract, read.value.args as never) : read.value.args;
-  const valid = validateArgs(contract, args);
-  if (!valid.ok) return fail(valid.error);
-  const unsafe = pathArgIssues(contract, valid.value);
-  if (unsafe.length > 0) {
-    const names = unsafe.map((i) => i.path).join(", ");
+  const checked = await checkArgs(contract, args, digest);
+  if (!checked.ok) {
+    const failure = checked.error;
+    if (failure.kind === "schema") return fail(failure.refusal);
+    const names = failure.issues.map((i) => i.path).join(", ");
     return fail(
-      refuse("contract_violation", `Unsafe URL path argument of ${tool}: ${names}`, unsafe),
+      refuse("contract_violation", `Unsafe URL path argument of ${tool}: ${names}`, failure.issues),
     );
   }
-  const print = await fingerprint(tool, redactArgs(contract, valid.value, digest));
+  const { fingerprint: print } = checked.value;
   // Derived from the validated, redacted call: a default filled in does not change it, and it
   // confirms no sensitive value.
   const derive = contract.effect === "mutate" && form === "mcp";
@@ -121,5 +155,5 @@ export async function gate(
       ),
     );
   }
-  return ok({ contract, form, args: valid.value, key, fingerprint: print });
+  return ok({ contract, form, args: checked.value.args, key, fingerprint: print });
 }

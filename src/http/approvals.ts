@@ -5,16 +5,14 @@
  */
 import * as v from "valibot";
 import type { ApprovalStatus } from "../core/approval.ts";
-import { fingerprint } from "../core/canonical.ts";
+import { checkArgs } from "../core/gate.ts";
 import { parseStrictJson } from "../core/json.ts";
-import { pathArgIssues } from "../core/path-args.ts";
 import type { Fence } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { REDACTED_PREFIX, redactArgs, UNKEYED } from "../core/redact.ts";
+import { REDACTED_PREFIX, UNKEYED } from "../core/redact.ts";
 import { err, ok, type Result } from "../core/result.ts";
 import { type Approval, ApprovalStatusSchema } from "../core/shapes/approval.ts";
 import { ResolutionKindSchema } from "../core/shapes/audit.ts";
-import { validateArgs } from "../core/validate.ts";
 import type {
   ApprovalView,
   DecideAnswer,
@@ -76,21 +74,19 @@ export async function editOf(
     const detail = `The edited args keep the redacted form of the sensitive ${kept.join(", ")}: send the value itself, or leave it out.`;
     return err(refuse("malformed_payload", detail));
   }
-  const valid = validateArgs(contract, args);
-  if (!valid.ok) {
-    const detail = `The edited args break ${contract.name}'s contract: ${valid.error.detail}`;
-    return err(refuse("malformed_payload", detail, valid.error.issues));
+  const checked = await checkArgs(contract, args, redactionDigest(env, request));
+  if (!checked.ok) {
+    const failure = checked.error;
+    if (failure.kind === "schema") {
+      const detail = `The edited args break ${contract.name}'s contract: ${failure.refusal.detail}`;
+      return err(refuse("malformed_payload", detail, failure.refusal.issues));
+    }
+    const names = failure.issues.map((i) => i.path).join(", ");
+    return err(refuse("malformed_payload", `Unsafe URL path argument: ${names}`, failure.issues));
   }
-  const unsafe = pathArgIssues(contract, valid.value);
-  if (unsafe.length > 0) {
-    const names = unsafe.map((i) => i.path).join(", ");
-    return err(refuse("malformed_payload", `Unsafe URL path argument: ${names}`, unsafe));
-  }
-  const digest = redactionDigest(env, request);
   // Kept as an approval keeps arguments: each sensitive one in its redacted form.
-  const redacted = redactArgs(contract, valid.value, digest);
-  const print = await fingerprint(contract.name, redacted);
-  return ok({ args: JSON.stringify(redacted), fingerprint: print });
+  const { redacted, fingerprint } = checked.value;
+  return ok({ args: JSON.stringify(redacted), fingerprint });
 }
 
 /** `POST /v1/runs/{id}/escalations/{seq}`. */
