@@ -3,10 +3,9 @@
  * noted in the tenant's index, which caps the tenant's pending approvals and rate-limits the
  * webhook's pages; a paged approval is posted to the webhook after the answer.
  */
-import { linkOrigin } from "../core/approval-notice.ts";
 import { DECISION_TABLE, refuse } from "../core/reasons.ts";
 import type { ApprovalAdmission } from "../ledger/approvals/approval-index.ts";
-import { notify } from "../ledger/approvals/webhook.ts";
+import { noticeOf, notify } from "../ledger/approvals/webhook.ts";
 import type { ApprovalTicket, BudgetView, LedgerProposal, RunRef } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
 import { recordApprovalRequested } from "../telemetry/index.ts";
@@ -128,20 +127,15 @@ function announce(
   proposal: LedgerProposal,
   approval: ApprovalTicket,
 ): Promise<void> {
-  return notify(c.env, {
-    type: "approval.requested",
-    tenant: ref.tenant,
-    runId: ref.runId,
-    approvalId: approval.approval_id,
+  const pending = {
+    ...approval,
+    run_id: ref.runId,
     tool: proposal.tool,
-    rule: approval.rule,
-    args: JSON.parse(approval.args) as unknown,
-    idempotencyKey: mutationKey(proposal),
-    requestedAt: approval.requested_at,
-    expiresAt: approval.expires_at,
-    status: "pending",
-    decidedBy: null,
+    idempotency_key: mutationKey(proposal),
+    status: "pending" as const,
+    decided_by: null,
     note: null,
-    origin: linkOrigin(c.env.PUBLIC_URL, new URL(c.req.url).origin),
-  });
+  };
+  const asked = new URL(c.req.url).origin;
+  return notify(c.env, noticeOf(c.env, "approval.requested", ref.tenant, pending, asked));
 }

@@ -39,6 +39,22 @@ export async function notify(env: Env, notice: ApprovalNotice): Promise<void> {
   if (target !== null) await deliver(target, noticeBody(notice));
 }
 
+/** What a notice tells of an approval. */
+export type NoticedApproval = Pick<
+  ApprovalView,
+  | "run_id"
+  | "approval_id"
+  | "tool"
+  | "rule"
+  | "args"
+  | "idempotency_key"
+  | "requested_at"
+  | "expires_at"
+  | "status"
+  | "decided_by"
+  | "note"
+>;
+
 /**
  * The notice of `type` for approval `a` of `tenant`'s run, its link at `PUBLIC_URL` or else at
  * `askedAt`, the origin the call came to.
@@ -47,7 +63,7 @@ export function noticeOf(
   env: Env,
   type: ApprovalNotice["type"],
   tenant: string,
-  a: ApprovalView,
+  a: NoticedApproval,
   askedAt: string | null,
 ): ApprovalNotice {
   return {
