@@ -130,12 +130,14 @@ export class RunLedger extends DurableObject<Env> {
     // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.
     await this.afterWrite(run, now);
     const retain = this.fence.policy.idempotency_retention_ms;
-    const wake = answer.kind === "admit" ? admittedWake(p, run, now, retain) : null;
-    await wakeBy(this.ctx.storage, wake);
     // A new approval's deadline is an event: the alarm rings by it (approvals/expiry.ts).
-    if (answer.kind === "approval" && answer.approval.created) {
-      await wakeBy(this.ctx.storage, Date.parse(answer.approval.expires_at));
-    }
+    const wake =
+      answer.kind === "admit"
+        ? admittedWake(p, run, now, retain)
+        : answer.kind === "approval" && answer.approval.created
+          ? Date.parse(answer.approval.expires_at)
+          : null;
+    await wakeBy(this.ctx.storage, wake);
     return answer;
   }
 

@@ -13,7 +13,7 @@ import {
 import type { ApprovalView } from "./approval-types.ts";
 
 /** An `approval` row. */
-interface ApprovalRow {
+export interface ApprovalRow {
   [column: string]: SqlStorageValue;
   id: string;
   tool: string;

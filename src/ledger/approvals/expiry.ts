@@ -9,7 +9,7 @@ import { DECISION_TABLE } from "../../core/reasons.ts";
 import type { LedgerScope } from "../run/operator.ts";
 import { NO_BODY } from "../run/refusal-keep.ts";
 import type { ApprovalView } from "./approval-types.ts";
-import { approvalView, votesOf } from "./approvals.ts";
+import { type ApprovalRow, approvalView, votesOf } from "./approvals.ts";
 
 /** An approval and the origin its call came to, for the link of its notice. */
 export interface AskedApproval {
@@ -31,7 +31,7 @@ export interface LapsedApproval extends AskedApproval {
  */
 export function expireLapsedApprovals(s: LedgerScope): LapsedApproval[] {
   const rows = s.sql
-    .exec<Parameters<typeof approvalView>[1]>(
+    .exec<ApprovalRow>(
       `UPDATE approval SET status = 'expired', expiry_unreported = 1
        WHERE status = 'pending' AND expires_at <= ? RETURNING *`,
       s.now,
