@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { canonicalize, sha256Hex } from "./canonical.ts";
 import { parseDuration } from "./duration.ts";
 import { namedIn, PersonEntrySchema } from "./people.ts";
+import type { AuditPrincipal, PersonPrincipal } from "./principal.ts";
 import { type Refusal, refuse } from "./reasons.ts";
 import type { ApprovalStatus } from "./shapes/approval.ts";
 
@@ -286,12 +287,7 @@ export function decidable(state: ApprovalState, now: number): Refusal | null {
  * A person as an act or a call names them: their issuer, subject and email, if known, and
  * whether their identity provider said it verified that email.
  */
-export interface PersonId {
-  iss: string;
-  sub: string;
-  email?: string;
-  email_verified?: boolean;
-}
+export type PersonId = Pick<PersonPrincipal, "iss" | "sub" | "email" | "email_verified">;
 
 /** Who decides an approval: a stable id (one approval each) and the person, if one. */
 export interface Decider {
@@ -301,25 +297,18 @@ export interface Decider {
   person: PersonId | null;
 }
 
-/** The decider of a principal: a person by issuer and subject, a key by its id. */
-export function deciderOf(
-  principal: {
-    kind: string;
-    key_id?: string | null;
-    iss?: string;
-    sub?: string;
-    email?: string;
-    email_verified?: boolean;
-  },
-  actor: string,
-): Decider {
-  if (principal.kind === "person" && principal.iss !== undefined && principal.sub !== undefined) {
+/**
+ * The decider of a principal: a person by issuer and subject, a key by its id; an act with no
+ * principal, or the fence's, by its actor.
+ */
+export function deciderOf(principal: AuditPrincipal | undefined, actor: string): Decider {
+  if (principal?.kind === "person") {
     const person: PersonId = { iss: principal.iss, sub: principal.sub };
     if (principal.email !== undefined) person.email = principal.email;
     if (principal.email_verified === true) person.email_verified = true;
     return { id: `person:${principal.iss} ${principal.sub}`, person };
   }
-  if (principal.kind === "key")
+  if (principal?.kind === "key")
     return { id: `key:${principal.key_id ?? "development"}`, person: null };
   return { id: `key:${actor}`, person: null };
 }

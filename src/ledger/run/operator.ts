@@ -137,7 +137,7 @@ export function decide(
   const refusal = decidable(found.state, s.now);
   if (refusal !== null) return { kind: "refuse", refusal };
   const { row } = found;
-  const decider = deciderOf(act.principal ?? { kind: "key", key_id: act.actor }, act.actor);
+  const decider = deciderOf(act.principal, act.actor);
   const not = mayDecide(ruleOf(s.fence, row.tool, row.rule), decider, proposerOf(row), id);
   if (not !== null) return { kind: "refuse", refusal: not };
   const mine = votesOf(s.sql, id).some((vote) => vote.decider === decider.id);
