@@ -42,7 +42,7 @@ export interface ApprovalNotice {
 }
 
 /** Slack's caps on a message (Block Kit reference): the text, a section's text, a button. */
-export const SLACK_LIMITS = {
+const SLACK_LIMITS = {
   /** Characters of the top-level `text`. */
   text: 40_000,
   /** Blocks in one message. */
@@ -76,7 +76,7 @@ interface LinkButton {
 }
 
 /** The Block Kit blocks a notice uses: sections of text, and a row of link buttons. */
-export type NoticeBlock =
+type NoticeBlock =
   | { type: "section"; text: TextObject<"mrkdwn"> }
   | { type: "actions"; elements: LinkButton[] };
 
@@ -91,7 +91,7 @@ export interface NoticeMessage {
 }
 
 /** The console page of the call's run, at the approval's card. */
-export function approvalLink(n: Pick<ApprovalNotice, "origin" | "runId" | "approvalId">): string {
+function approvalLink(n: Pick<ApprovalNotice, "origin" | "runId" | "approvalId">): string {
   return `${n.origin}/console/runs/${encodeURIComponent(n.runId)}#approval-${n.approvalId}`;
 }
 

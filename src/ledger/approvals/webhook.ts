@@ -12,7 +12,7 @@ import type { ApprovalView } from "./approval-types.ts";
 export const WEBHOOK_ATTEMPTS = 4;
 
 /** Delay before the second attempt; each later one doubles it (250, 500, 1000 ms). */
-export const WEBHOOK_BASE_DELAY_MS = 250;
+const WEBHOOK_BASE_DELAY_MS = 250;
 
 /** One attempt's time limit. */
 const ATTEMPT_TIMEOUT_MS = 5_000;
@@ -26,7 +26,7 @@ export interface WebhookTarget {
 }
 
 /** The deployment's webhook, or null when none is configured (no URL, or no secret to sign). */
-export function webhookOf(env: Env): WebhookTarget | null {
+function webhookOf(env: Env): WebhookTarget | null {
   const url = env.APPROVAL_WEBHOOK_URL;
   const secret = env.APPROVAL_WEBHOOK_SECRET;
   if (url === undefined || url === "" || secret === undefined || secret === "") return null;
@@ -88,7 +88,7 @@ export function noticeOf(
  * POST `body` until the receiver answers 2xx or the attempts run out; a 4xx other than 408 and
  * 429 means the receiver refuses this body, so it is not retried. Returns the attempts made.
  */
-export async function deliver(target: WebhookTarget, body: string): Promise<number> {
+async function deliver(target: WebhookTarget, body: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const status = await attemptOnce(target, body);
     const final = status !== null && status < 500 && status !== 408 && status !== 429;
