@@ -9,7 +9,7 @@ import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
-import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
+import { BEARER_TOKEN, consoleSecret, roleAllows } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { sessionOperator, signOut } from "./access.ts";
@@ -21,7 +21,7 @@ import { mountPins } from "./pin-page.tsx";
 import { mountRuns } from "./run-routes.tsx";
 import { mountRunList } from "./runs-page.tsx";
 import { CONSOLE_JS } from "./script.ts";
-import { endSession, readSession, sessionSecret, startSession } from "./session.ts";
+import { endSession, readSession, startSession } from "./session.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { mountTools } from "./tools-page.tsx";
 
@@ -88,7 +88,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   );
 
   app.get("/", async (c) => {
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     const next = returnPath(c.req.query("next"));
     if ((await readSession(c, secret)) !== null) return c.redirect(next ?? "/console/runs", 303);
@@ -98,7 +98,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   });
 
   app.post("/sign-in", async function signIn(c) {
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     if (secret === null) return html(<SignIn error={NOT_CONFIGURED} />, 503);
     const form = await c.req.parseBody();
     const key = typeof form.key === "string" ? form.key.trim() : "";
@@ -120,7 +120,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   });
 
   app.post("/sign-out", async (c) => {
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
     if (session !== null) await signOut(c.env, session);
     endSession(c);
@@ -130,7 +130,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   mountOidc(app, fence);
 
   app.use(async function requireOperator(c, next) {
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     const session = secret === null ? null : await readSession(c, secret);
     const operator = session === null ? null : await sessionOperator(c, session);
     if (operator !== null) {

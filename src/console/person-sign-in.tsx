@@ -7,6 +7,7 @@
  */
 import type { Context, Hono } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { consoleSecret } from "../core/keys.ts";
 import { type Claims, operatorTenant, type Person, personOf } from "../core/people.ts";
 import type { Fence } from "../core/policy.ts";
 import { personPrincipal } from "../core/principal.ts";
@@ -15,7 +16,7 @@ import { accessClaims, accessConfig } from "./cf-access.ts";
 import type { ConsoleEnv, Operator } from "./context.ts";
 import { html, Notice, Page } from "./layout.tsx";
 import { type Attempt, authorizationUrl, newAttempt, oidcConfig, redeemCode } from "./oidc.ts";
-import { sessionSecret, startSession } from "./session.ts";
+import { startSession } from "./session.ts";
 
 /** Where the provider sends the browser back. */
 export const CALLBACK_PATH = "/console/oidc/callback";
@@ -104,7 +105,7 @@ function Onward(props: { target: string }) {
 export function mountOidc(app: Hono<ConsoleEnv>, fence: Fence): void {
   app.get("/oidc/start", async (c) => {
     const config = oidcConfig(c.env);
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     if (config === null || secret === null) {
       return html(<Refused text="No identity provider is configured." />, 404);
     }
@@ -122,7 +123,7 @@ export function mountOidc(app: Hono<ConsoleEnv>, fence: Fence): void {
 
   app.get("/oidc/callback", async (c) => {
     const config = oidcConfig(c.env);
-    const secret = sessionSecret(c.env);
+    const secret = consoleSecret(c.env);
     if (config === null || secret === null) {
       return html(<Refused text="No identity provider is configured." />, 404);
     }

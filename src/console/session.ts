@@ -9,7 +9,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import { fromBase64Url, toBase64Url } from "../core/base64url.ts";
-import { consoleSecret, TENANT_PATTERN } from "../core/keys.ts";
+import { TENANT_PATTERN } from "../core/keys.ts";
 import { MAX_PERSON_FIELD, type Person } from "../core/people.ts";
 
 /** The cookie's name; scoped to the console's path. */
@@ -31,9 +31,6 @@ export interface Session {
   /** When the session ends (ms since the epoch). */
   expiresAt: number;
 }
-
-/** The secret sessions are signed with, or null when the deployment set none usable. */
-export const sessionSecret: (env: Env) => string | null = consoleSecret;
 
 const OPTIONS = {
   path: "/console",

@@ -8,8 +8,8 @@ import { tenantRuns } from "../console/attention.ts";
 import type { Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
 import { accessOperator } from "../console/person-sign-in.tsx";
-import { readSession, sessionSecret, startSession } from "../console/session.ts";
-import { BEARER_TOKEN, roleAllows } from "../core/keys.ts";
+import { readSession, startSession } from "../console/session.ts";
+import { BEARER_TOKEN, consoleSecret, roleAllows } from "../core/keys.ts";
 import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { ConnectError, ConnectSignIn } from "./consent-page.tsx";
@@ -18,7 +18,7 @@ type ConsoleContext = Parameters<typeof sessionOperator>[0];
 
 /** The signed-in operator (by a session, or by a Cloudflare Access token), or null. */
 export async function operatorOf(c: ConsoleContext, fence: Fence): Promise<Operator | null> {
-  const secret = sessionSecret(c.env);
+  const secret = consoleSecret(c.env);
   const session = secret === null ? null : await readSession(c, secret);
   const operator = session === null ? null : await sessionOperator(c, session);
   const access = operator === null ? await accessOperator(c, fence) : null;
@@ -28,7 +28,7 @@ export async function operatorOf(c: ConsoleContext, fence: Fence): Promise<Opera
 
 /** Sign in with `key` and go back to the authorization request `action`. */
 export async function signIn(c: ConsoleContext, key: string, action: string) {
-  const secret = sessionSecret(c.env);
+  const secret = consoleSecret(c.env);
   if (secret === null) return html(<ConnectError text={NO_SESSIONS} />, 503);
   const refused = async (error: string, status: number) => {
     if (await signInFailuresExceeded(c.env, c.req.raw)) {
