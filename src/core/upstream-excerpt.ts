@@ -3,12 +3,22 @@
  * its status and a bounded excerpt of its text, redacted as the audit redacts a call (the
  * contract's sensitive fields, and every value of them the call sent) and as the result rules
  * redact an answer (secrets and payment cards always), so an error body that echoes a token is
- * never stored. Pure: the digest is passed in, as for the payload (redact.ts).
+ * never stored. And what the agent reads of an upstream's own refusal (an MCP error text, what
+ * a refusal quotes of an answer outside its contract): the text after the tool's result rules.
+ * Pure: the digest is passed in, as for the payload (redact.ts).
  */
 import { canonicalize } from "./canonical.ts";
 import type { ToolContract } from "./contract.ts";
-import type { ResolvedRules } from "./guardrails/rules.ts";
-import { guardResult } from "./guardrails/scan.ts";
+import {
+  GUARD_RULES,
+  type GuardAction,
+  type GuardRuleName,
+  type ResolvedRule,
+  type ResolvedRules,
+  STRICTNESS,
+} from "./guardrails/rules.ts";
+import { type GuardFinding, guardResult } from "./guardrails/scan.ts";
+import type { Refusal } from "./reasons.ts";
 import { type Digest, redactedValue, sensitivePresent } from "./redact.ts";
 import type { UpstreamAnswer } from "./shapes/audit.ts";
 
@@ -61,7 +71,29 @@ export function upstreamExcerpt(reply: UpstreamReply, scope: ExcerptScope): Upst
   };
 }
 
-/** Per tool's rules: resolved rules never change once made (src/core/guardrails/of-fence.ts). */
+/**
+ * Rules derived from a tool's, each rule's action chosen by `action`, in every field; made once
+ * per tool's rules (`cache`): resolved rules never change once made (guardrails/of-fence.ts).
+ */
+function derivedRules(
+  rules: ResolvedRules,
+  cache: WeakMap<ResolvedRules, ResolvedRules>,
+  action: (name: GuardRuleName, rule: ResolvedRule) => GuardAction,
+): ResolvedRules {
+  const known = cache.get(rules);
+  if (known !== undefined) return known;
+  const out: Partial<Record<GuardRuleName, ResolvedRule>> = {};
+  for (const name of GUARD_RULES) {
+    out[name] = { ...rules[name], action: action(name, rules[name]), fields: null };
+  }
+  const made = out as ResolvedRules;
+  cache.set(rules, made);
+  return made;
+}
+
+/** Secrets and payment cards: never kept or answered in clear, whatever a tool's rules say. */
+const ALWAYS_REDACTED: ReadonlySet<GuardRuleName> = new Set(["secrets", "payment_card"]);
+
 const excerptRulesOf = new WeakMap<ResolvedRules, ResolvedRules>();
 
 /**
@@ -70,26 +102,80 @@ const excerptRulesOf = new WeakMap<ResolvedRules, ResolvedRules>();
  * every field; a flag changes nothing kept, so it is left out.
  */
 function excerptRules(rules: ResolvedRules): ResolvedRules {
-  const known = excerptRulesOf.get(rules);
-  if (known !== undefined) return known;
-  const out: Record<string, ResolvedRules[keyof ResolvedRules]> = {};
-  for (const [name, rule] of Object.entries(rules)) {
-    const always = name === "secrets" || name === "payment_card";
+  return derivedRules(rules, excerptRulesOf, (name, rule) => {
     const redacts =
       name !== "oversized_field" && (rule.action === "redact" || rule.action === "block");
-    out[name] = { ...rule, action: always || redacts ? "redact" : "allow", fields: null };
-  }
-  const excerpt = out as unknown as ResolvedRules;
-  excerptRulesOf.set(rules, excerpt);
-  return excerpt;
+    return ALWAYS_REDACTED.has(name) || redacts ? "redact" : "allow";
+  });
 }
 
 /**
  * `value` after the excerpt rules of a tool's `rules`. They only redact, so nothing is
  * withheld, and the value keeps its shape: a string comes back a string.
  */
-export function excerptRedacted<T>(value: T, rules: ResolvedRules): T {
+function excerptRedacted<T>(value: T, rules: ResolvedRules): T {
   return (guardResult(value, excerptRules(rules)) as { result: T }).result;
+}
+
+const errorTextRulesOf = new WeakMap<ResolvedRules, ResolvedRules>();
+
+/**
+ * The rules an upstream's error text passes before the agent reads it: the tool's own, in the
+ * whole text, secrets and payment cards at least redacted; the text is cut to its own bound.
+ */
+function errorTextRules(rules: ResolvedRules): ResolvedRules {
+  return derivedRules(rules, errorTextRulesOf, (name, rule) => {
+    if (name === "oversized_field") return "allow";
+    if (
+      ALWAYS_REDACTED.has(name) &&
+      STRICTNESS.indexOf(rule.action) < STRICTNESS.indexOf("redact")
+    ) {
+      return "redact";
+    }
+    return rule.action;
+  });
+}
+
+/**
+ * An upstream's error text (an MCP `isError` result's text, a JSON-RPC error's message) as the
+ * agent may read it, through the tool's result rules as a result goes: redacted and flagged
+ * where they say, and withheld, naming the rules, where one blocks. With what they found.
+ */
+export function upstreamErrorText(
+  text: string,
+  rules: ResolvedRules,
+): { text: string; findings: GuardFinding[] } {
+  const out = guardResult(text, errorTextRules(rules));
+  if (!out.blocked) return { text: out.result as string, findings: out.findings };
+  return {
+    text: `(withheld by the result rules (${rulesOf(out.findings)}))`,
+    findings: out.findings,
+  };
+}
+
+/** The rules and what they found, never a value: `model_addressed override, secrets github-pat`. */
+function rulesOf(findings: readonly GuardFinding[]): string {
+  return findings.map((f) => `${f.rule} ${f.what}`).join(", ");
+}
+
+/**
+ * A refusal that echoes what an upstream answered (its output outside the contract: the
+ * paths, unknown member names and values it quotes) through the rules of `upstreamErrorText`;
+ * where one blocks, the refusal says only that the answer broke the contract. With what they found.
+ */
+export function guardedRefusal(
+  refusal: Refusal,
+  rules: ResolvedRules,
+): { refusal: Refusal; findings: GuardFinding[] } {
+  const texts = { detail: refusal.detail, issues: refusal.issues ?? [] };
+  const out = guardResult(texts, errorTextRules(rules));
+  if (!out.blocked) {
+    const kept = out.result as typeof texts;
+    const issues = refusal.issues === undefined ? {} : { issues: kept.issues };
+    return { refusal: { ...refusal, detail: kept.detail, ...issues }, findings: out.findings };
+  }
+  const detail = `The answer broke the output contract; what this refusal would quote of it is withheld by the result rules (${rulesOf(out.findings)}).`;
+  return { refusal: { reason: refusal.reason, detail }, findings: out.findings };
 }
 
 function redactedText(text: string, scope: ExcerptScope): string {

@@ -4,6 +4,7 @@
  */
 import type { ToolContract, Upstream } from "../core/contract.ts";
 import type { ResolvedRules } from "../core/guardrails/rules.ts";
+import type { GuardFinding } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import type { UpstreamReply } from "../core/upstream-excerpt.ts";
@@ -164,11 +165,16 @@ interface Answer {
   refusal?: Refusal;
   /** The answer as it came, kept (excerpted) if it fails the call; none for an inline tool. */
   reply?: UpstreamReply;
+  /** What the result rules found in the text of the upstream's own refusal. */
+  findings?: readonly GuardFinding[];
 }
 
 function judge(contract: ToolContract, answer: Answer): Execution {
   const reply = answer.reply === undefined ? {} : { reply: answer.reply };
-  if (answer.refusal !== undefined) return { ok: false, refusal: answer.refusal, ...reply };
+  if (answer.refusal !== undefined) {
+    const findings = answer.findings === undefined ? {} : { findings: answer.findings };
+    return { ok: false, refusal: answer.refusal, ...reply, ...findings };
+  }
   const refusal = classifyStatus(answer.status, contract.name);
   if (refusal !== null) return { ok: false, refusal, ...reply };
   const checked = validateOutput(contract, answer.body);
@@ -189,9 +195,9 @@ async function call(
     // add to every isolate's start, MCP upstream or not.
     const { callMcp } = await import("./mcp.ts");
     const answer = await callMcp(upstream, args, { ...ctx, signal }, tool);
-    return answer.ok
-      ? { status: 200, body: answer.body }
-      : { status: 200, body: null, refusal: answer.refusal, reply: answer.reply };
+    if (answer.ok) return { status: 200, body: answer.body };
+    const { refusal, reply, findings } = answer;
+    return { status: 200, body: null, refusal, reply, ...(findings ? { findings } : {}) };
   }
   const request = buildRequest(upstream, args, ctx, signal);
   const response =

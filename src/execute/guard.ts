@@ -6,15 +6,23 @@ import type { ToolContract } from "../core/contract.ts";
 import type { ResolvedRules } from "../core/guardrails/rules.ts";
 import { guardResult } from "../core/guardrails/scan.ts";
 import { refuse } from "../core/reasons.ts";
+import { guardedRefusal } from "../core/upstream-excerpt.ts";
 import type { Execution } from "./execution.ts";
 
-/** `execution` after `rules`; a refusal passes unchanged. */
+/**
+ * `execution` after `rules`; a refusal passes unchanged, but one that quotes the upstream's
+ * answer (its output outside the contract) has what it quotes searched too.
+ */
 export function guarded(
   execution: Execution,
   contract: ToolContract,
   rules: ResolvedRules,
 ): Execution {
-  if (!execution.ok) return execution;
+  if (!execution.ok) {
+    if (execution.refusal.reason !== "output_contract_violation") return execution;
+    const { refusal, findings } = guardedRefusal(execution.refusal, rules);
+    return findings.length === 0 ? execution : { ...execution, refusal, findings };
+  }
   const out = guardResult(execution.result, rules);
   if (!out.blocked) {
     return out.findings.length === 0

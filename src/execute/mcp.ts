@@ -13,10 +13,11 @@ import {
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
-import { DEFAULT_RULES } from "../core/guardrails/rules.ts";
+import { DEFAULT_RULES, type ResolvedRules } from "../core/guardrails/rules.ts";
+import { type GuardFinding, noticeOf } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
-import { excerptRedacted, type UpstreamReply } from "../core/upstream-excerpt.ts";
+import { type UpstreamReply, upstreamErrorText } from "../core/upstream-excerpt.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
 import { callHeaders } from "./call-identity.ts";
@@ -46,6 +47,8 @@ export interface McpCallContext {
   signal: AbortSignal;
   /** Most bytes of each answer the server sends (its default if absent). */
   answerLimit?: number | undefined;
+  /** The tool's result rules, which its error texts pass too (the defaults if absent). */
+  resultRules?: ResolvedRules | undefined;
 }
 
 /**
@@ -54,7 +57,7 @@ export interface McpCallContext {
  */
 export type McpAnswer =
   | { ok: true; body: unknown }
-  | { ok: false; refusal: Refusal; reply?: UpstreamReply };
+  | { ok: false; refusal: Refusal; reply?: UpstreamReply; findings?: readonly GuardFinding[] };
 
 /**
  * The byte bound on every response of one connection, and what passed it. The SDK reads the
@@ -103,7 +106,8 @@ export async function callMcp(
   const client = await bound
     .race(connect(upstream, ctx.env, ctx.signal, headers, bound))
     .catch((e: unknown) => e);
-  if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name);
+  const rules = ctx.resultRules ?? DEFAULT_RULES;
+  if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name, rules);
   try {
     const key = ctx.upstreamKey === null ? {} : { [IDEMPOTENCY_META]: ctx.upstreamKey };
     const sent = { ...traced, ...key };
@@ -116,11 +120,8 @@ export async function callMcp(
     );
     if (result.isError === true) {
       const whole = textOf(result.content);
-      return {
-        ok: false,
-        refusal: refuse("upstream_rejected", `${name} refused the call: ${boundedText(whole)}`),
-        reply: { status: 200, isError: true, text: whole },
-      };
+      const reply = { status: 200, isError: true, text: whole };
+      return { ok: false, reply, ...rejected(name, whole, rules) };
     }
     const { content, structuredContent } = result;
     return {
@@ -128,7 +129,7 @@ export async function callMcp(
       body: structuredContent === undefined ? { content } : { content, structuredContent },
     };
   } catch (e) {
-    return refusalOf(bound.error ?? e, name);
+    return refusalOf(bound.error ?? e, name, rules);
   } finally {
     // Ends the session on the server too; a failure to close changes nothing about the call.
     await client.close().catch(() => undefined);
@@ -183,7 +184,7 @@ async function connect(
 }
 
 /** An SDK failure as a refusal where the server answered; a transport failure is rethrown. */
-function refusalOf(e: unknown, name: string): McpAnswer {
+function refusalOf(e: unknown, name: string, rules: ResolvedRules): McpAnswer {
   const status = httpStatusOf(e);
   const refusal = status === null ? null : classifyStatus(status, name);
   if (refusal !== null && status !== null) {
@@ -193,9 +194,8 @@ function refusalOf(e: unknown, name: string): McpAnswer {
   if (e instanceof AnswerTooLarge) throw e;
   // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
   if (e instanceof ProtocolError) {
-    const detail = `${name} refused the call: ${boundedText(e.message)}`;
     const reply = { status: 200, rpcCode: e.code, text: e.message };
-    return { ok: false, refusal: refuse("upstream_rejected", detail), reply };
+    return { ok: false, reply, ...rejected(name, e.message, rules) };
   }
   throw e;
 }
@@ -243,11 +243,23 @@ function textOf(content: unknown): string {
 }
 
 /**
- * An upstream's error text with secrets and card numbers redacted as the result rules redact
- * them (the detail is answered and kept for replay), and cut to `MAX_UPSTREAM_TEXT` characters.
+ * The refusal of a call the server refused with `text`: the text after the tool's result rules
+ * (it is answered and kept for replay; upstream-excerpt.ts), cut to `MAX_UPSTREAM_TEXT`
+ * characters, with what the rules did in words; and their findings, for the audit's note.
  */
-function boundedText(text: string): string {
-  return cutChars(excerptRedacted(text, DEFAULT_RULES));
+function rejected(
+  name: string,
+  text: string,
+  rules: ResolvedRules,
+): { refusal: Refusal; findings?: readonly GuardFinding[] } {
+  const guarded = upstreamErrorText(text, rules);
+  const detail = `${name} refused the call: ${cutChars(guarded.text)}`;
+  if (guarded.findings.length === 0) return { refusal: refuse("upstream_rejected", detail) };
+  const notice = noticeOf(guarded.findings);
+  return {
+    refusal: refuse("upstream_rejected", `${detail} ${notice}`),
+    findings: guarded.findings,
+  };
 }
 
 function cutChars(text: string): string {

@@ -7,6 +7,7 @@
  * drift check and the scheduled one; what was found is pinned with the contract.
  */
 import CONFUSABLES from "./confusables.json" with { type: "json" };
+import { detectionText } from "./detection-text.ts";
 import { findHidden, findModelAddressed } from "./detectors.ts";
 
 /** What a listing scan finds. */
@@ -120,7 +121,9 @@ export function scanListedTool(tool: ListedToolText, others: Iterable<string>): 
   if (tool.outputSchema !== undefined) stringsOf(tool.outputSchema, "outputSchema", texts);
   const seen = new Set<string>();
   for (const [at, text] of texts) {
-    for (const span of [...findHidden(text), ...findModelAddressed(text)]) {
+    // Text addressed to the model is searched as it reads, as a result's is (detection-text.ts).
+    const read = detectionText(text)?.text ?? text;
+    for (const span of [...findHidden(text), ...findModelAddressed(read)]) {
       const id = `${span.kind}\n${at}\n${span.what}`;
       if (seen.has(id)) continue;
       seen.add(id);

@@ -6,6 +6,7 @@
 import { canonicalize } from "../canonical.ts";
 import type { ToolContract } from "../contract.ts";
 import type { Fence } from "../policy.ts";
+import { DETECTORS_VERSION } from "./detectors.ts";
 import { type ResolvedRules, resolveRules } from "./rules.ts";
 
 interface Resolved {
@@ -29,11 +30,12 @@ function resolvedOf(fence: Fence, contract: ToolContract): Resolved {
     { source: "contract", rules: contract.results },
     { source: "policy.tools", rules: fence.policy.tools[contract.name]?.results },
   ]);
-  // What the rules do, without where they were set: the part a cached result depends on.
+  // What the rules do, without where they were set, and what they find with: the parts a
+  // cached result depends on.
   const acting = Object.fromEntries(
     Object.entries(rules).map(([name, r]) => [name, { ...r, source: undefined }]),
   );
-  const entry = { rules, version: canonicalize(acting) };
+  const entry = { rules, version: canonicalize({ ...acting, detectors: DETECTORS_VERSION }) };
   tools.set(contract.name, entry);
   return entry;
 }

@@ -1,10 +1,12 @@
 /**
  * A tool's answer through its result rules: every string of the result is searched by the
- * detectors its rules turn on; a `redact` span is replaced by a typed placeholder (a hidden
+ * detectors its rules turn on, as it reads once hidden characters are dropped and look-alikes
+ * folded (detection-text.ts); a `redact` span is replaced by a typed placeholder (a hidden
  * character is removed), a `flag` span is left and reported, a `block` span withholds the
  * whole answer. What was found is reported by rule, field path and offset, never by value.
  */
-import { DETECTORS, type Span } from "./detectors.ts";
+import { detectionText, spanInOriginal } from "./detection-text.ts";
+import { DETECTORS, findHidden, type Span } from "./detectors.ts";
 import {
   GUARD_RULES,
   type GuardAction,
@@ -148,7 +150,11 @@ function guardString(
   rules: ResolvedRules,
   findings: GuardFinding[],
 ): string {
+  // Every rule but hidden_characters searches the string as it reads (detection-text.ts), so
+  // a character nobody sees splits nothing; hidden_characters finds those characters in it.
+  const reading = detectionText(text);
   const spans: Acted[] = [];
+  const hidden: Acted[] = [];
   let field: string | undefined;
   for (const rule of GUARD_RULES) {
     const { action, fields } = rules[rule];
@@ -157,15 +163,35 @@ function guardString(
       field ??= fieldOf(trail);
       if (!applies(fields, field)) continue;
     }
-    for (const span of DETECTORS[rule](text)) spans.push({ ...span, rule, action });
+    if (rule === "hidden_characters") {
+      // A string that reads as itself holds none.
+      if (reading !== null) {
+        for (const span of findHidden(text)) hidden.push({ ...span, rule, action });
+      }
+      continue;
+    }
+    for (const span of DETECTORS[rule](reading?.text ?? text)) {
+      const at = reading === null ? span : spanInOriginal(reading, span.start, span.end);
+      spans.push({ ...span, start: at.start, end: at.end, rule, action });
+    }
   }
-  if (spans.length === 0) return boundedString(text, trail, rules, findings);
+  if (spans.length === 0 && hidden.length === 0) {
+    return boundedString(text, trail, rules, findings);
+  }
   const kept = withoutOverlaps(spans);
-  report(kept, pathOf(trail), findings);
+  report(
+    [...kept, ...hidden].sort((a, b) => a.start - b.start),
+    pathOf(trail),
+    findings,
+  );
+  const redacted = kept.filter((s) => s.action === "redact");
+  // A hidden character inside a redacted span goes with it; the others are removed alone.
+  const removed = hidden.filter(
+    (h) => h.action === "redact" && !redacted.some((s) => h.start >= s.start && h.end <= s.end),
+  );
   let out = text;
   // Replaced from the end, so the offsets of the spans before stay true.
-  for (const span of [...kept].reverse()) {
-    if (span.action !== "redact") continue;
+  for (const span of [...redacted, ...removed].sort((a, b) => b.start - a.start)) {
     const replacement = span.kind === "hidden_characters" ? "" : placeholderOf(span);
     out = out.slice(0, span.start) + replacement + out.slice(span.end);
   }
