@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { entryHash, genesis } from "../../src/core/audit-chain.ts";
+import { entryHash, genesis, verifyChain } from "../../src/core/audit-chain.ts";
 import { newSigningKey, type PrivateJwk, publicJwk, signHead } from "../../src/core/audit-head.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -136,5 +136,68 @@ describe("npm run audit -- verify", () => {
 
   it("refuses to guess the run without a head or --tenant and --run", () => {
     expect(verify("--file", file("x.ndjson", ndjson(chain(1))))).toMatchObject({ code: 2 });
+  });
+});
+
+// An export of 16 entries and its head, signed at 16 with the development key, and the JWKS,
+// as a fence under `npm run dev` served them (GET /v1/runs/incident-16/audit as NDJSON,
+// /audit/head, /.well-known/toolfence-audit-keys); forged-tail.ndjson is that export with a
+// 17th entry linked and hashed as the fence would, duplicate-member.ndjson the export with a
+// second `tool` member put first in entry 5.
+const EXPORT = join(ROOT, "test/fixtures/audit-export");
+const exported = (name: string) => join(EXPORT, name);
+const signedBy = ["--head", exported("head.json"), "--keys", exported("keys.json")];
+const lastWins = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe("npm run audit -- verify, on the fence's export", () => {
+  it("passes the export signed at its last entry, no entry unsigned", () => {
+    expect(verify("--file", exported("run.ndjson"), ...signedBy)).toMatchObject({
+      code: 0,
+      out: { ok: true, entries: 16, signed: "tf-audit-development", unsigned: 0 },
+    });
+  });
+
+  it("fails an entry appended after the signed head, unless an unsigned tail is accepted, and counts it", () => {
+    const forged = exported("forged-tail.ndjson");
+    // The forgery chains: only the head says where the fence's log ended.
+    expect(verifyChain(lastWins(forged), { tenant: "default", run: "incident-16" }).ok).toBe(true);
+    expect(verify("--file", forged, ...signedBy)).toMatchObject({
+      code: 1,
+      out: {
+        ok: false,
+        entries: 17,
+        first_bad_seq: 17,
+        unsigned: 1,
+        problem: expect.stringContaining("after the signed head (seq 16)"),
+      },
+    });
+    expect(verify("--file", forged, ...signedBy, "--accept-unsigned-tail")).toMatchObject({
+      code: 0,
+      out: { ok: true, entries: 17, signed: "tf-audit-development", unsigned: 1 },
+    });
+  });
+
+  it("refuses a duplicate member in an entry or in the head, which JSON.parse takes the last of", () => {
+    const duplicated = exported("duplicate-member.ndjson");
+    expect(lastWins(duplicated)[4]).toMatchObject({ seq: 5, tool: "noop" });
+    expect(verify("--file", duplicated, ...signedBy)).toMatchObject({
+      code: 1,
+      out: {
+        ok: false,
+        first_bad_seq: 5,
+        problem: 'line 5 is not an entry: Duplicate member name "tool" at path "tool".',
+      },
+    });
+    const head = readFileSync(exported("head.json"), "utf8").replace(/^\{/, '{"seq":15,');
+    const twice = file("head-twice.json", head);
+    const keys = ["--keys", exported("keys.json")];
+    expect(verify("--file", exported("run.ndjson"), "--head", twice, ...keys)).toMatchObject({
+      code: 1,
+      out: { ok: false, problem: expect.stringMatching(/^head: Duplicate member name "seq"/) },
+    });
   });
 });
