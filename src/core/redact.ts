@@ -61,7 +61,49 @@ export function redactText(
   text: string,
   digest: Digest,
 ): string {
-  const present = sensitivePresent(contract, args);
+  return redactValues(sensitivePresent(contract, args), text, digest);
+}
+
+/** Every name any of `contracts` marks sensitive (made once per set of contracts). */
+export function sensitiveNames(contracts: ReadonlyMap<string, ToolContract>): ReadonlySet<string> {
+  let names = namesOf.get(contracts);
+  if (names === undefined) {
+    names = new Set([...contracts.values()].flatMap((c) => c.sensitive ?? []));
+    namesOf.set(contracts, names);
+  }
+  return names;
+}
+const namesOf = new WeakMap<ReadonlyMap<string, ToolContract>, ReadonlySet<string>>();
+
+/** Every member of `value`, at any depth, whose name is in `names`, with its value. */
+export function namedAnywhere(names: ReadonlySet<string>, value: unknown): [string, unknown][] {
+  const found: [string, unknown][] = [];
+  // The strict parser bounds the nesting of whatever reaches here (MAX_JSON_DEPTH).
+  const visit = (node: unknown): void => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [name, inner] of Object.entries(node)) {
+      if (!Array.isArray(node) && names.has(name)) found.push([name, inner]);
+      else visit(inner);
+    }
+  };
+  if (names.size > 0) visit(value);
+  return found;
+}
+
+/**
+ * The received text of a call the gate refused, its arguments unvalidated: every member named
+ * in `names`, at any depth, is redacted as `redactText` redacts a contract's fields.
+ */
+export function redactNamed(
+  names: ReadonlySet<string>,
+  args: unknown,
+  text: string,
+  digest: Digest,
+): string {
+  return redactValues(namedAnywhere(names, args), text, digest);
+}
+
+function redactValues(present: [string, unknown][], text: string, digest: Digest): string {
   if (present.length === 0) return text;
   if (present.some(([, value]) => typeof value !== "string")) return digestOfText(text, digest);
   let out = text;

@@ -10,6 +10,9 @@ import { err, ok, type Result } from "./result.ts";
 /** Longest `received` text echoed back; a huge string must not bloat the refusal. */
 const MAX_RECEIVED = 120;
 
+/** What an issue says it received when the argument is one its contract marks sensitive. */
+export const SENSITIVE_RECEIVED = "(sensitive, not shown)";
+
 /**
  * Most issues listed in one refusal, and the longest path or message. An upstream's answer
  * is as untrusted as an agent's call: its key names and values reach the refusal, the audit
@@ -51,7 +54,11 @@ function check(
   }
   const parsed = v.safeParse(schema, value, { abortEarly: false });
   if (parsed.success) return ok(parsed.output);
-  const all = parsed.issues.map((issue) => bounded(toContractIssue(schema, issue)));
+  const hidden = new Set(side === "arguments" ? (contract.sensitive ?? []) : []);
+  const all = parsed.issues.map((issue) => {
+    const made = toContractIssue(schema, issue);
+    return bounded(hidden.has(made.path.split(".")[0] ?? "") ? withoutValue(made, issue) : made);
+  });
   const issues = all.slice(0, MAX_ISSUES);
   return err(refuse(reason, summary(contract, side, all), issues));
 }
@@ -96,6 +103,22 @@ function toContractIssue(root: AnySchema, issue: v.BaseIssue<unknown>): Contract
     };
   }
   return { path, message: issue.message, expected: issue.expected, received };
+}
+
+/**
+ * An issue of a sensitive argument, told without its value: the refusal is answered to the
+ * caller and, over MCP, copied into the model's context, where the audit keeps only a digest.
+ */
+function withoutValue(made: ContractIssue, issue: v.BaseIssue<unknown>): ContractIssue {
+  // valibot's own messages end "…eceived <received>"; a contract's own message may hold the input.
+  const tail = `eceived ${issue.received}`;
+  let message = made.message.endsWith(tail)
+    ? `${made.message.slice(0, -issue.received.length)}${SENSITIVE_RECEIVED}`
+    : made.message;
+  if (typeof issue.input === "string" && issue.input !== "") {
+    message = message.split(issue.input).join(SENSITIVE_RECEIVED);
+  }
+  return { ...made, message, received: SENSITIVE_RECEIVED };
 }
 
 /** An issue with every text in it bounded (`received` is clipped where it is made). */

@@ -1,12 +1,20 @@
 /**
  * What the audit keeps of a call's text: as received, cut to AUDIT_PAYLOAD_CAP bytes, with
- * each value its contract marks sensitive replaced by a keyed digest (src/core/redact.ts), and
- * a body the fence could not read as a call kept whole or, when the policy says
- * `audit_unparsed: "digest"`, as its digest only.
+ * each value its contract marks sensitive replaced by a keyed digest (src/core/redact.ts), a
+ * refused call's every member some contract marks sensitive too, and a body the fence could
+ * not read as a call kept whole or, when the policy says `audit_unparsed: "digest"`, as its
+ * digest only.
  */
 import type { GatedCall, GateFailure } from "../core/gate.ts";
 import type { Fence } from "../core/policy.ts";
-import { type Digest, digestOfText, redactArgs, redactText } from "../core/redact.ts";
+import {
+  type Digest,
+  digestOfText,
+  redactArgs,
+  redactNamed,
+  redactText,
+  sensitiveNames,
+} from "../core/redact.ts";
 import type { Result } from "../core/result.ts";
 import { cutUtf8 } from "../core/upstream-excerpt.ts";
 import type { Evidence } from "../ledger/protocol.ts";
@@ -37,8 +45,9 @@ export function keptText(
       ? digestOfText(text, digest)
       : text;
   }
-  const contract = fence.tools.get(tool);
-  return contract === undefined ? text : redactText(contract, args, text, digest);
+  // Refused arguments were never validated: a sensitive value may sit at any depth, and a
+  // tool no contract names has no list of its own, so every contract's sensitive names count.
+  return redactNamed(sensitiveNames(fence.tools), args, text, digest);
 }
 
 /** The validated arguments as approvals keep them, when the contract marks any sensitive. */

@@ -10,7 +10,6 @@ import { gate } from "../../src/core/gate.ts";
 import { loadFence } from "../../src/core/policy.ts";
 import { keptText } from "../../src/http/evidence.ts";
 import { MAX_JSON_DEPTH } from "../../src/http/limits.ts";
-import { DEVELOPMENT_REDACTION_KEY } from "../../src/http/redaction.ts";
 import { urgentTicket } from "../approvals/helpers.ts";
 import { signedIn } from "../console/browser.ts";
 import {
@@ -25,19 +24,7 @@ import {
   verifyAudit,
 } from "../helpers.ts";
 import { firstJson, mcpClient } from "../mcp/helpers.ts";
-
-/** A fresh address per test, so a search for it can only find this test's writes. */
-function newEmail(): string {
-  return `reporter-${crypto.randomUUID().slice(0, 8)}@example.com`;
-}
-
-/** What the audit keeps for `email`: HMAC-SHA256 of its RFC 8785 form (a JSON string). */
-function digestOf(email: string): string {
-  const hex = createHmac("sha256", DEVELOPMENT_REDACTION_KEY)
-    .update(JSON.stringify(email))
-    .digest("hex");
-  return `hmac-sha256:${hex}`;
-}
+import { digestOf, newEmail } from "./sensitive.ts";
 
 function ticket(email: string, key: string, extra: Record<string, unknown> = {}) {
   const ticket_id = `T-${crypto.randomUUID().slice(0, 8)}`;
