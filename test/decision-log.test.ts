@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { caller, DEV_KEY, newRun } from "./helpers.ts";
+import { caller, DEV_KEY, dev, json, newRun } from "./helpers.ts";
 
 /** The decision lines written while `work` ran. */
 async function decisionLines(work: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
@@ -46,5 +46,26 @@ describe("the decision log line", () => {
       tool: "create_ticket",
     });
     expect(JSON.stringify(lines)).not.toContain(marker);
+  });
+
+  it("names a tool no contract has bounded and printable, as the answer and the audit do", async () => {
+    const run = newRun("log");
+    const name = `probe\u202e\u0007${"n".repeat(57_000)}`;
+    let answer = "";
+    const lines = await decisionLines(async () => {
+      const res = await dev.propose(run, { tool: name, args: {} });
+      expect(res.status).toBe(422);
+      answer = await res.text();
+    });
+    expect(lines).toHaveLength(1);
+    const tool = String(lines[0]?.tool);
+    expect(tool.startsWith("probe")).toBe(true);
+    expect(tool.length).toBeLessThanOrEqual(129);
+    expect(tool).toMatch(/^[^\p{Cc}\p{Cf}]*$/u);
+    expect(answer.length).toBeLessThan(1_000);
+    const audit = await json<{ entries: { tool: string | null }[] }>(
+      await dev.get(`/v1/runs/${run}/audit`),
+    );
+    expect(audit.entries[0]?.tool?.length).toBeLessThanOrEqual(129);
   });
 });

@@ -124,9 +124,13 @@ export async function gate(
   const fail = (refusal: Refusal) => err({ refusal, tool, form, key: sent, args: read.value.args });
   const contract = fence.tools.get(tool);
   if (contract === undefined) {
-    return fail(
-      refuse("unknown_tool", `No tool is named ${JSON.stringify(tool)}; see GET /v1/tools.`),
+    // A name no contract has is the caller's text: the refusal and the audit keep it bounded.
+    const named = boundedName(tool);
+    const refusal = refuse(
+      "unknown_tool",
+      `No tool is named ${JSON.stringify(named)}; see GET /v1/tools.`,
     );
+    return err({ refusal, tool: named, form, key: sent, args: read.value.args });
   }
   const allowed =
     fence.policy.allowed_tools.includes(tool) && (raw.callerTools?.includes(tool) ?? true);
@@ -156,4 +160,16 @@ export async function gate(
     );
   }
   return ok({ contract, form, args: checked.value.args, key, fingerprint: print });
+}
+
+/** Most UTF-16 units of a name no contract has that a refusal keeps: MCP's longest tool name. */
+export const MAX_UNKNOWN_NAME = 128;
+
+/** `name` cut to MAX_UNKNOWN_NAME units (never inside a surrogate pair), marked when cut. */
+export function boundedName(name: string): string {
+  if (name.length <= MAX_UNKNOWN_NAME) return name;
+  const end = /[\uD800-\uDBFF]/.test(name.charAt(MAX_UNKNOWN_NAME - 1))
+    ? MAX_UNKNOWN_NAME - 1
+    : MAX_UNKNOWN_NAME;
+  return `${name.slice(0, end)}…`;
 }

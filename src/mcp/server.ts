@@ -6,6 +6,7 @@
 import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
+import { boundedName } from "../core/gate.ts";
 import type { Unavailable } from "../execute/configured.ts";
 import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
 import { KEY_META, toolResult } from "./results.ts";
@@ -67,7 +68,8 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
     const answer = await ctx.propose(name, args, key, mcpReq.id, _meta);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      const named = boundedName(name);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${named}`);
     }
     if (answer.status === 202 && era === "2026-07-28") {
       // A client that polls tasks gets one for a mutation, before the host's window is asked.

@@ -4,6 +4,7 @@
  * decision log line, and the export after the answer. Never an argument value.
  */
 import type { Attributes } from "@opentelemetry/api";
+import { callerText, toolLabel, UNKNOWN_TOOL } from "./caller-text.ts";
 import { type TelemetryVars, telemetryConfig } from "./config.ts";
 import { type DecisionFacts, logDecision } from "./decision-log.ts";
 import { enqueue, scheduleFlush } from "./exporter.ts";
@@ -66,14 +67,17 @@ export async function traceCall<T extends CallAnswer>(
     throw e;
   });
   const facts = factsOf(answer);
-  const tool = call.notes.tool ?? null;
+  const tool = toolLabel(call.notes.tool, facts.reason);
   call.span.setAttributes(spanFacts(facts, tool, call.notes.form));
-  if (start.mcp !== null && tool !== null) call.span.updateName(`${start.mcp.method} ${tool}`);
+  if (start.mcp !== null && tool !== null && tool !== UNKNOWN_TOOL) {
+    call.span.updateName(`${start.mcp.method} ${tool}`);
+  }
   if (answer.status >= 500) call.span.setStatus({ code: 2 });
   const { traceId } = call.span.spanContext();
   logDecision({
     ...facts,
-    tool,
+    // The name as sent, for whoever investigates; bounded like every caller's text.
+    tool: call.notes.tool === undefined ? null : callerText(call.notes.tool),
     form: call.notes.form ?? null,
     tenant: start.tenant,
     run_id: start.runId,
@@ -106,7 +110,7 @@ function startAttributes(start: CallStart): Attributes {
   return {
     ...common,
     "mcp.method.name": start.mcp.method,
-    "jsonrpc.request.id": String(start.mcp.requestId),
+    "jsonrpc.request.id": callerText(String(start.mcp.requestId)),
     "network.protocol.name": "http",
   };
 }
@@ -158,7 +162,7 @@ function countCall(
   tool: string | null,
 ) {
   const meters = instruments(config);
-  const name = tool ?? "(unknown)";
+  const name = tool ?? UNKNOWN_TOOL;
   count(meters?.calls, {
     "gen_ai.tool.name": name,
     "toolfence.decision": f.decision,

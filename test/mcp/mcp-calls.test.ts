@@ -133,6 +133,20 @@ describe.each<Era>(["legacy", "auto"])("MCP tools/call (%s era)", (era) => {
     expect((await runStatus(run)).decisions).toEqual({ block: 1 });
     await client.close();
   });
+
+  it("names a long unknown tool in its error by its first 128 characters only", async () => {
+    const client = await mcpClient(newRun("mcp"), { era });
+    // 2026-07-28 clients repeat the name in the `Mcp-Name` header: it fits the 16 KiB of headers.
+    const name = `probe_${"n".repeat(12_000)}`;
+    const error = await client.callTool({ name, arguments: {} }).then(
+      () => null,
+      (e: unknown) => e as { code: number; message: string },
+    );
+    expect(error?.code).toBe(-32602);
+    expect(error?.message).toContain("Unknown tool: probe_nnn");
+    expect(error?.message.length).toBeLessThan(300);
+    await client.close();
+  });
 });
 
 describe("MCP mutations at once", () => {
