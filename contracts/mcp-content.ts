@@ -5,7 +5,8 @@ import * as v from "valibot";
  * contracts of imported tools. Closed objects: a field the spec does not name is refused.
  * Every string and the list of blocks are bounded, so an imported tool's result has a size
  * the fence checks before it is stored, cached or handed to an agent. Tighten a tool's output
- * to the blocks it really returns.
+ * to the blocks it really returns (`v.tuple([McpText])` for one text block): an answer with
+ * more blocks than the contract keeps is refused as `output_contract_violation`, never cut.
  */
 
 /** Most characters of a text block's `text`, or an embedded resource's `text`. */

@@ -30,9 +30,43 @@ export function validateArgs(contract: ToolContract, args: unknown): Result<unkn
   return check(contract, contract.input, args, "arguments", "contract_violation");
 }
 
-/** Checks a tool's answer against its output contract before it is returned or cached. */
+/**
+ * Checks a tool's answer against its output contract before it is returned or cached. An
+ * answer the contract would hand on with fewer items in a list than the tool sent is refused
+ * too: a loose tuple (`v.tuple`) drops the items past its own, and the rest of an MCP result's
+ * `content` would reach the agent as if it were the whole answer.
+ */
 export function validateOutput(contract: ToolContract, value: unknown): Result<unknown, Refusal> {
-  return check(contract, contract.output, value, "output", "output_contract_violation");
+  const checked = check(contract, contract.output, value, "output", "output_contract_violation");
+  if (!checked.ok) return checked;
+  const dropped = droppedItems(value, checked.value, []);
+  if (dropped.length === 0) return checked;
+  const issues = dropped.slice(0, MAX_ISSUES);
+  return err(refuse("output_contract_violation", summary(contract, "output", dropped), issues));
+}
+
+/** Every list of `sent` that `kept`, its parsed form, holds fewer items of, with its path. */
+function droppedItems(sent: unknown, kept: unknown, path: string[]): ContractIssue[] {
+  if (Array.isArray(sent) && Array.isArray(kept)) {
+    const inner = kept.flatMap((item, i) => droppedItems(sent[i], item, [...path, String(i)]));
+    if (kept.length >= sent.length) return inner;
+    const where = clip(path.join("."), MAX_PATH);
+    const issue: ContractIssue = {
+      path: where,
+      message: `the contract keeps ${kept.length} of the ${sent.length} items the tool sent`,
+      expected: items(kept.length),
+      received: items(sent.length),
+    };
+    return [issue, ...inner];
+  }
+  if (!isRecord(sent) || !isRecord(kept) || Array.isArray(sent) || Array.isArray(kept)) return [];
+  return Object.entries(kept).flatMap(([key, item]) =>
+    Object.hasOwn(sent, key) ? droppedItems(sent[key], item, [...path, key]) : [],
+  );
+}
+
+function items(n: number): string {
+  return n === 1 ? "1 item" : `${n} items`;
 }
 
 function check(

@@ -5,8 +5,10 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { McpText } from "../../contracts/mcp-content.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
+import { validateOutput } from "../../src/core/validate.ts";
 
 // `npm run contracts` as a user runs it, against its own reference MCP server (the global
 // one is stopped by another file mid-run).
@@ -77,6 +79,14 @@ describe("npm run contracts -- import", () => {
     expect(v.safeParse(sum.input, { a: "1", b: 2 }).success).toBe(false);
     // Unlisted keys are refused although the server's schema leaves them open.
     expect(v.safeParse(sum.input, { a: 1, b: 2, c: 3 }).success).toBe(false);
+    // Every block of an answer is kept, and once tightened to fewer, more are refused, not cut.
+    const answer = { content: [1, 2, 3].map((n) => ({ type: "text", text: `part ${n}` })) };
+    expect(validateOutput(sum, answer)).toEqual({ ok: true, value: answer });
+    const tightened = { ...sum, output: v.strictObject({ content: v.tuple([McpText]) }) };
+    expect(validateOutput(tightened, answer)).toMatchObject({
+      ok: false,
+      error: { reason: "output_contract_violation" },
+    });
   });
 
   it("refuses a tool name the server does not list", async () => {

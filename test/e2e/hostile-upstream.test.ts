@@ -1,5 +1,5 @@
 import { describe, expect, inject, it, vi } from "vitest";
-import { HOSTILE_TOKEN, PINNED_DESCRIPTION } from "./hostile-mcp-server.ts";
+import { BLOCKS, HOSTILE_TOKEN, PINNED_DESCRIPTION } from "./hostile-mcp-server.ts";
 
 // The fence in wrangler dev calls the hostile MCP server the global setup started, through the
 // demo's `kb_search` contract, pinned to that server's listing.
@@ -90,6 +90,17 @@ describe("a hostile MCP server behind the fence", () => {
     expect(refused.body.reason).toBe("upstream_rejected");
     expect(asRead(refused.text)).not.toContain(HOSTILE_TOKEN);
     expect(refused.text).toContain("[redacted:secret:github-pat]");
+  });
+
+  it("has an answer with more blocks than its contract keeps refused, not cut", async () => {
+    const run = freshRun();
+    const answer = await search(run, "blocks");
+    expect(answer.status).toBe(502);
+    expect(answer.body.reason).toBe("output_contract_violation");
+    expect(answer.text).toContain("keeps 1 of the 2 items");
+    for (const text of BLOCKS.blocks ?? []) expect(answer.text).not.toContain(text);
+    // Refused answers are never cached: the next one asks the server again.
+    expect((await search(run, "blocks")).cache).not.toMatch(/^hit/);
   });
 
   it("has an oversized passage cut at its contract's bound", async () => {

@@ -102,6 +102,7 @@ export const ${exportName} = {
   paid: false,
   input: ${indent(input.ok ? input.code : "", 2)},
   // Bounded content blocks (contracts/mcp-content.ts): tighten them to what the tool returns.
+  // An answer with more blocks than a tightened tuple names is refused, never cut.
   output: v.strictObject({
     content: McpContentList${structured},
   }),
