@@ -45,8 +45,13 @@ export async function readBody(
   return utf8(bytes);
 }
 
-/** Strict UTF-8: a one-shot decode keeps no state between calls, so one decoder serves all. */
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+/**
+ * Strict UTF-8: a one-shot decode keeps no state between calls, so one decoder serves all. A
+ * leading byte order mark is kept as U+FEFF, not skipped: RFC 8259 §8.1 forbids one before a
+ * networked JSON text, so the strict parser refuses it (malformed_payload) on every door alike,
+ * and the audit keeps the text as received.
+ */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function utf8(bytes: Uint8Array): Result<string, Refusal> {
   try {
