@@ -45,7 +45,8 @@ export const KEY_PATTERN = /^[A-Za-z0-9._:~+/=-]{8,128}$/;
 const KEY_EXPECTED = "8-128 characters of [A-Za-z0-9._:~+/=-]";
 /**
  * Prefix of the keys the fence derives itself (an MCP mutation sent without a key); no key a
- * caller sends may begin with it, so no caller can claim a derived key before its call does.
+ * caller sends may begin with it, in any case, so no caller can claim a derived key before its
+ * call does, nor send one that reads as derived.
  */
 export const DERIVED_KEY_PREFIX = "mcp:";
 
@@ -196,13 +197,21 @@ function idempotencyKey(
   return ok(typeof bodyKey === "string" ? bodyKey : headerKey);
 }
 
+/**
+ * Whether `key` begins with the derived keys' prefix in any case: keys are compared exactly, but
+ * `MCP:<hex>` read by a person, a log search or a case-folding store passes for a derived key.
+ */
+function isDerivedForm(key: string): boolean {
+  return key.slice(0, DERIVED_KEY_PREFIX.length).toLowerCase() === DERIVED_KEY_PREFIX;
+}
+
 function keyProblem(key: JsonValue, where: string): Refusal | null {
-  if (typeof key === "string" && key.startsWith(DERIVED_KEY_PREFIX)) {
+  if (typeof key === "string" && isDerivedForm(key)) {
     const issue: ContractIssue = {
       path: "idempotency_key",
-      message: `Keys beginning with ${DERIVED_KEY_PREFIX} are derived by the fence; send another key.`,
-      expected: `a key not beginning with ${DERIVED_KEY_PREFIX}`,
-      received: `a key beginning with ${DERIVED_KEY_PREFIX}`,
+      message: `Keys beginning with ${DERIVED_KEY_PREFIX} (in any case) are derived by the fence; send another key.`,
+      expected: `a key not beginning with ${DERIVED_KEY_PREFIX} in any case`,
+      received: `a key beginning with ${quote(key.slice(0, DERIVED_KEY_PREFIX.length))}`,
     };
     return refuse("contract_violation", `The idempotency key ${where} is reserved.`, [issue]);
   }

@@ -65,4 +65,33 @@ describe("keys the fence derives for MCP mutations", () => {
     await client.close();
     expect((await keysOf(run)).at(-1)).toBe(derived);
   });
+
+  it("reserves the prefix in any case: MCP:, Mcp: and mCP: are refused too", async () => {
+    const run = newRun("derived");
+    const args = { ticket_id: `T-${crypto.randomUUID().slice(0, 8)}` };
+    const hex = await fingerprint("create_ticket", { ...args, priority: "normal" });
+    const client = await mcpClient(run);
+    for (const prefix of ["MCP:", "Mcp:", "mCP:"]) {
+      const key = `${prefix}${hex}`;
+      const inBody = await dev.propose(run, { tool: "create_ticket", args, idempotency_key: key });
+      expect(await json(inBody)).toMatchObject({
+        reason: "contract_violation",
+        issues: [{ path: "idempotency_key" }],
+      });
+      const inHeader = await dev.propose(
+        run,
+        { tool: "create_ticket", args },
+        { headers: { "Idempotency-Key": key } },
+      );
+      expect(inHeader.status).toBe(422);
+      const meta = await client.callTool({
+        name: "create_ticket",
+        arguments: args,
+        _meta: { [KEY]: key },
+      });
+      expect(firstJson(meta)).toMatchObject({ reason: "contract_violation" });
+    }
+    await client.close();
+    expect((await dev.runStatus(run)).budget.mutations.used).toBe(0);
+  });
 });
