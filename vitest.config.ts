@@ -35,6 +35,11 @@ export default defineConfig({
                   namespace_id: "1002",
                   simple: { limit: 20, period: 60 },
                 },
+                // Every OAuth test registers from loopback; the flood test uses its own address.
+                REGISTRATION_LIMITER: {
+                  namespace_id: "1003",
+                  simple: { limit: 200, period: 60 },
+                },
               },
             },
           }),

@@ -34,7 +34,7 @@ export function createWorker(fence: Fence, extend?: (app: Hono<AppEnv>) => void)
     ]);
     const app = buildApp(fence);
     extend?.(app);
-    return withOAuth(app);
+    return withOAuth(app, fence);
   };
   const handler = {
     async fetch(request: Request, env: Env, ctx: ExecutionContext) {

@@ -103,6 +103,56 @@ export function operatorTenant(
   return ok(tenant);
 }
 
+/**
+ * Why a person operated when they approved something that outlives their sign-in (an OAuth
+ * grant): named in `allow`, or holding the `claim` rule's value then, for `tenant`. Kept with
+ * what they approved, so a later policy can be asked whether they still operate.
+ */
+export interface Admission {
+  /** Whether `allow` named them. */
+  allow: boolean;
+  /** The claim rule that let them in when `allow` did not, or null. */
+  claim: { name: string; value: string } | null;
+  /** The tenant they operated for. */
+  tenant: string;
+}
+
+/** A person as an audit principal names them: enough to ask `allow` again. */
+type Named = { sub: string; email?: string | null; email_verified?: boolean };
+
+/** The admission of a person who operates `tenant` under `operators` now. */
+export function admissionOf(
+  operators: Operators | undefined,
+  person: Named,
+  tenant: string,
+): Admission {
+  const allow =
+    operators !== undefined && namedIn(operators.allow, person, person.email_verified === true);
+  const claim = allow || operators?.claim === undefined ? null : { ...operators.claim };
+  return { allow, claim, tenant };
+}
+
+/**
+ * Whether a person admitted as `admission` still operates its tenant under `operators`: still
+ * named in `allow`, or the claim rule that let them in is still the policy's, and the policy
+ * still gives them that tenant. The provider's claims are not seen again between sign-ins, so
+ * a group the provider takes away from the person shows at their next sign-in, not here.
+ */
+export function stillOperates(
+  operators: Operators | undefined,
+  person: Named,
+  admission: Admission,
+): boolean {
+  if (operators === undefined) return false;
+  const named = admission.allow && namedIn(operators.allow, person, person.email_verified === true);
+  const byClaim =
+    admission.claim !== null &&
+    operators.claim?.name === admission.claim.name &&
+    operators.claim.value === admission.claim.value;
+  const tenant = operators.tenant_claim !== undefined || operators.tenant === admission.tenant;
+  return (named || byClaim) && tenant;
+}
+
 /** The person a verified token's claims name, or null when its subject is unusable. */
 export function personOf(claims: Claims): Person | null {
   const text = (value: unknown) =>

@@ -143,8 +143,11 @@ async function keyPrincipal(
   return digestPrincipal(env, await sha256Hex(token), local);
 }
 
-/** The principal of the stored key with SHA-256 hex `digest` (null: the development key). */
-async function digestPrincipal(
+/**
+ * The principal of the stored key with SHA-256 hex `digest` (null: the development key,
+ * honoured only when `local`), as of now.
+ */
+export async function digestPrincipal(
   env: Env,
   digest: string | null,
   local: boolean,

@@ -26,19 +26,19 @@ import type { ConsoleEnv, Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
 import { oidcLink } from "../console/person-sign-in.tsx";
 import { sha256Hex } from "../core/canonical.ts";
+import { admissionOf } from "../core/people.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import { refusedClientId } from "./cimd-address.ts";
 import { operatorOf, signIn } from "./connect-sign-in.tsx";
 import { ConnectError, ConnectSignIn, ConsentPage, type ConsentView } from "./consent-page.tsx";
 import {
   type GrantLimits,
   type GrantProps,
   newGrantId,
+  newUserId,
   overrideOf,
   runIdOf,
-  userIdOf,
   writeRecord,
 } from "./grant.ts";
 import { grantableTools, limitsOfForm } from "./grant-limits.ts";
@@ -115,7 +115,8 @@ async function grant(
   const client = await k.api.lookupClient(request.clientId);
   const id = newGrantId();
   const subject = await subjectOf(k.operator);
-  const userId = userIdOf(k.operator.tenant, subject);
+  const userId = newUserId();
+  const approver = k.operator.principal;
   const local = isLocalDevelopment(c.req.raw.headers, c.req.raw.url);
   const runId = runIdOf(id, 0);
   const ref = { tenant: k.operator.tenant, runId, by: `grant:${id}`, local };
@@ -125,7 +126,10 @@ async function grant(
     grant: id,
     tenant: k.operator.tenant,
     subject,
-    ...(k.operator.principal.kind === "fence" ? {} : { principal: k.operator.principal }),
+    ...(approver.kind === "fence" ? {} : { principal: approver }),
+    ...(approver.kind === "person"
+      ? { admission: admissionOf(k.fence.policy.operators, approver, k.operator.tenant) }
+      : {}),
     client_id: request.clientId,
     limits,
   };
@@ -152,7 +156,7 @@ async function grant(
   return new Response(null, { status: 302, headers: approved.headers });
 }
 
-/** The library's user id part for who consents: no `:`, which its tokens use as separator. */
+/** Who consents, as the grant's props name them (never in a token: the props are encrypted). */
 async function subjectOf(operator: Operator): Promise<string> {
   const p = operator.principal;
   if (p.kind !== "person") return operator.keyId ?? "development";
@@ -190,8 +194,6 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
     const api = c.env.OAUTH_PROVIDER;
     if (api === undefined) return html(<ConnectError text={NOT_SERVED} />, 404);
     const action = `${AUTHORIZE_PATH}${new URL(c.req.url).search}`;
-    const refusedId = refusedClientId(c.req.query("client_id") ?? null);
-    if (refusedId !== null) return html(<ConnectError text={refusedId} />, 400);
     try {
       const request = await api.parseAuthRequest(c.req.raw);
       const operator = await operatorOf(c, fence);

@@ -5,7 +5,7 @@
  */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 import type { Operator } from "../console/context.ts";
-import { Notice, Page, SignInPanel } from "../console/layout.tsx";
+import { html, Notice, Page, SignInPanel } from "../console/layout.tsx";
 import type { RunLimits } from "../core/limits.ts";
 
 /** The sign-in form, posting the key back to the same authorization request. */
@@ -29,6 +29,21 @@ export function ConnectError(props: { text: string }) {
       <Notice kind="error">{props.text}</Notice>
     </Page>
   );
+}
+
+/**
+ * An authorization request refused before any page of the console's app (its client id is a
+ * metadata document the fence does not fetch): the error page, with the console's headers.
+ */
+export async function refusedAuthorization(text: string): Promise<Response> {
+  const res = await html(<ConnectError text={text} />, 400);
+  res.headers.set(
+    "Content-Security-Policy",
+    "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  );
+  res.headers.set("X-Content-Type-Options", "nosniff");
+  res.headers.set("Referrer-Policy", "same-origin");
+  return res;
 }
 
 /** What the consent page shows and lets the person narrow. */

@@ -14,6 +14,7 @@
  * idempotent), so the race costs nothing; budgets themselves live in the RunLedger.
  */
 import type { LimitOverride } from "../core/limits.ts";
+import type { Admission } from "../core/people.ts";
 import type { KeyPrincipal, PersonPrincipal } from "../core/principal.ts";
 
 /** What the consent granted, stored with the grant as its props (the token carries them). */
@@ -23,12 +24,14 @@ export interface GrantProps {
   /** The tenant whose tools and runs the grant uses. */
   tenant: string;
   /**
-   * Who consented, as the library's user id names them: the signed-in key's digest,
-   * `development` for the development key, or `p-` and a digest of a person's issuer and subject.
+   * Who consented: the signed-in key's digest, `development` for the development key, or
+   * `p-` and a digest of a person's issuer and subject.
    */
   subject: string;
   /** Who consented, as the audit of the grant's calls names them (with the client and grant). */
   principal?: KeyPrincipal | PersonPrincipal;
+  /** Why the person who consented operated then: asked again at each use (approver.ts). */
+  admission?: Admission;
   /** The OAuth client the grant was issued to. */
   client_id: string;
   /** The limits the person consented to: tighten-only against the tenant's. */
@@ -78,9 +81,13 @@ export function newGrantId(): string {
     .join("");
 }
 
-/** The library's user id for a subject of a tenant: no `:`, which its tokens use as separator. */
-export function userIdOf(tenant: string, subject: string): string {
-  return `${tenant}.${subject}`;
+/**
+ * A new grant's user id for the library: opaque and random, because the library's tokens
+ * begin with it (`userId:grantId:secret`) and a token should say nothing of who approved it
+ * (no tenant, no key digest). Each grant has its own; the record keeps it for revocation.
+ */
+export function newUserId(): string {
+  return `u${newGrantId()}`;
 }
 
 /** The run override a grant's limits open each run with. */

@@ -9,11 +9,18 @@
  */
 import {
   getOAuthApi,
+  OAuthError,
   OAuthProvider,
   type OAuthProviderOptions,
 } from "@cloudflare/workers-oauth-provider";
+import type { Fence } from "../core/policy.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
-import { guardRefresh, REFRESH_TTL_S } from "./refresh-reuse.ts";
+import { approverAlive } from "./approver.ts";
+import { refusedClientIds } from "./cimd-address.ts";
+import { refusedAuthorization } from "./consent-page.tsx";
+import type { GrantProps } from "./grant.ts";
+import { guardRegistration, REGISTRATION_TTL_S, registrationRefusal } from "./registration.ts";
+import { guardTokenRequest, REFRESH_TTL_S } from "./token-endpoint.ts";
 
 /** The page where a person signs in and consents (served by the console's app). */
 export const AUTHORIZE_PATH = "/console/connect";
@@ -55,8 +62,19 @@ function accessTtl(env: Env): number {
   return Number.isSafeInteger(ttl) && ttl >= 60 ? ttl : DEFAULT_ACCESS_TTL_S;
 }
 
-/** The library's options for the fence at `origin`. */
-export function providerOptions(origin: string, env: Env, app: Handler): OAuthProviderOptions<Env> {
+/** Where the fence is served, as the library's options depend on it. */
+interface Served {
+  /** The origin OAuth is served at (oauthOrigin). */
+  origin: string;
+  /** Whether requests are under local development (where the development key is honoured). */
+  local: boolean;
+  fence: Fence;
+  app: Handler;
+}
+
+/** The library's options for the fence as `served`. */
+export function providerOptions(served: Served, env: Env): OAuthProviderOptions<Env> {
+  const { origin, app, fence, local } = served;
   return {
     apiRoute: RESOURCE_PATH,
     apiHandler: { fetch: (request, e, ctx) => app.fetch(request, e, ctx) },
@@ -75,32 +93,61 @@ export function providerOptions(origin: string, env: Env, app: Handler): OAuthPr
     clientIdMetadataDocumentEnabled: true,
     accessTokenTTL: accessTtl(env),
     refreshTokenTTL: REFRESH_TTL_S,
+    clientRegistrationTTL: REGISTRATION_TTL_S,
+    clientRegistrationCallback: ({ clientMetadata }) => registrationRefusal(clientMetadata),
+    // A grant is as alive as whoever approved it: an `invalid_grant` here revokes it.
+    async tokenExchangeCallback({ props, env: e }) {
+      if (!(await approverAlive(e, fence, props as GrantProps, local))) {
+        throw new OAuthError("invalid_grant", {
+          description: "Whoever approved this grant no longer operates this fence's tenant.",
+        });
+      }
+    },
   };
 }
 
 const providers = new Map<string, OAuthProvider<Env>>();
 
-function providerFor(origin: string, env: Env, app: Handler): OAuthProvider<Env> {
-  const key = `${origin} ${accessTtl(env)}`;
+function providerFor(served: Served, env: Env): OAuthProvider<Env> {
+  const key = `${served.origin} ${served.local} ${accessTtl(env)}`;
   let provider = providers.get(key);
   if (provider === undefined) {
-    provider = new OAuthProvider(providerOptions(origin, env, app));
+    provider = new OAuthProvider(providerOptions(served, env));
     providers.set(key, provider);
   }
   return provider;
 }
 
-/** The worker's `fetch`: OAuth and `/mcp` through the provider, everything else to the app. */
-export function withOAuth(app: Handler): Handler {
+/**
+ * The worker's `fetch`: OAuth and `/mcp` through the provider, everything else to the app.
+ * Every request on which the library may fetch a Client ID Metadata Document names its client
+ * at the authorization endpoint (the query's `client_id`, which the consent page's every step
+ * carries) or at the token endpoint (which also revokes); both are checked here, before the
+ * library sees them (cimd-address.ts).
+ */
+export function withOAuth(app: Handler, fence: Fence): Handler {
   return {
     async fetch(request, env, ctx) {
       const origin = oauthOrigin(request, env);
       if (origin === null) return app.fetch(request, env, ctx);
-      const provider = providerFor(origin, env, app);
+      const served = {
+        origin,
+        local: isLocalDevelopment(request.headers, request.url),
+        fence,
+        app,
+      };
+      const provider = providerFor(served, env);
       const url = new URL(request.url);
+      if (url.pathname === AUTHORIZE_PATH) {
+        const refused = refusedClientIds(url.searchParams.getAll("client_id"));
+        if (refused !== null) return refusedAuthorization(refused);
+      }
       if (request.method === "POST" && url.pathname === TOKEN_PATH) {
-        const api = getOAuthApi(providerOptions(origin, env, app), env);
-        return guardRefresh(request, env, api, (r) => provider.fetch(r, env, ctx));
+        const api = getOAuthApi(providerOptions(served, env), env);
+        return guardTokenRequest(request, env, api, (r) => provider.fetch(r, env, ctx));
+      }
+      if (request.method === "POST" && url.pathname === REGISTER_PATH) {
+        return guardRegistration(request, env, (r) => provider.fetch(r, env, ctx));
       }
       if (url.pathname === ROOT_METADATA_PATH) {
         // RFC 9728 §3.1: the fence has one resource, so the origin's own document is /mcp's.

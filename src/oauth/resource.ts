@@ -6,6 +6,9 @@
  * limits are the consent's. The token itself goes no further: upstreams are called with the
  * fence's own credentials (MCP forbids token passthrough).
  *
+ * The grant is as alive as whoever approved it (approver.ts): a token of a grant whose key was
+ * revoked, or whose person no longer operates the tenant, is refused and the grant revoked.
+ *
  * A host keeps one URL and one grant for weeks, so a grant owns a series of runs
  * (`oauth.<grant>.<n>`). The current run rolls over to a new one, opened with the grant's
  * limits, once it is past its deadline; a run that was halted or whose budget is spent never
@@ -21,6 +24,7 @@ import { isLocalDevelopment } from "../http/local-dev.ts";
 import { problem } from "../http/problem.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import type { RunRef, RunView } from "../ledger/protocol.ts";
+import { approverAlive } from "./approver.ts";
 import {
   type GrantProps,
   type GrantRecord,
@@ -67,10 +71,25 @@ export function grantPrincipal(): MiddlewareHandler<AppEnv> {
     }
     if (!grant.auth.scope.includes(TOOLS_SCOPE))
       return insufficientScope(grant.auth, [TOOLS_SCOPE]);
-    const record = await recordOf(c, grant.props);
-    const limits = record?.limits ?? grant.props.limits;
-    c.set("local", isLocalDevelopment(c.req.raw.headers, c.req.url));
     const { props } = grant;
+    const local = isLocalDevelopment(c.req.raw.headers, c.req.url);
+    const [record, alive] = await Promise.all([
+      recordOf(c, props),
+      approverAlive(c.env, c.get("fence"), props, local),
+    ]);
+    if (!alive) {
+      await revokeGrantOf(c.env, grant.auth);
+      const detail = "Whoever approved this connection no longer operates this fence's tenant.";
+      return problem(
+        refuse("unauthenticated", detail),
+        {},
+        {
+          "WWW-Authenticate": 'Bearer error="invalid_token"',
+        },
+      );
+    }
+    const limits = record?.limits ?? props.limits;
+    c.set("local", local);
     const consented = props.principal ?? { kind: "key", key_id: null, label: props.subject };
     c.set("principal", {
       tenant: props.tenant,
@@ -81,6 +100,18 @@ export function grantPrincipal(): MiddlewareHandler<AppEnv> {
     });
     await next();
   };
+}
+
+/**
+ * Revoke the grant a token belongs to. The library's tokens are `userId:grantId:secret`, read
+ * from the right (its user ids may hold `:`); the library has already matched this one.
+ */
+async function revokeGrantOf(env: Env, auth: OAuthResourceAuth): Promise<void> {
+  const parts = auth.token.split(":");
+  const grantId = parts.at(-2);
+  if (env.OAUTH_PROVIDER !== undefined && grantId !== undefined && auth.userId !== undefined) {
+    await env.OAUTH_PROVIDER.revokeGrant(grantId, auth.userId);
+  }
 }
 
 /** Whether a counter with a limit above zero is used up. */

@@ -120,15 +120,16 @@ export const DEFAULT_CONSENT: Consent = {
   deadline_seconds: 600,
 };
 
-/** Sign in with the development key and open the consent page; the browser, page and handle. */
+/** Sign in with `key` (the development key) and open the consent page; the browser, page and handle. */
 export async function consentPage(
   clientId: string,
   challenge: string,
   extra: Record<string, string> = {},
+  key = DEV_KEY,
 ) {
   const browser = new Browser();
   const path = authorizePath(clientId, challenge, extra);
-  const signIn = await browser.post(path, { key: DEV_KEY });
+  const signIn = await browser.post(path, { key });
   if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
   const res = await browser.fetch(path);
   const page = await res.text();
@@ -142,8 +143,9 @@ export async function authorize(
   challenge: string,
   consent: Consent = DEFAULT_CONSENT,
   extra: Record<string, string> = {},
+  key = DEV_KEY,
 ): Promise<string> {
-  const { browser, path, handle } = await consentPage(clientId, challenge, extra);
+  const { browser, path, handle } = await consentPage(clientId, challenge, extra, key);
   const res = await browser.post(path, {
     handle,
     decision: "approve",
@@ -177,11 +179,11 @@ export interface Tokens {
   scope: string;
 }
 
-/** Register, consent and exchange the code: a connected host's client id and tokens. */
-export async function connected(consent: Consent = DEFAULT_CONSENT) {
+/** Register, consent (signed in with `key`) and exchange the code: a connected host's client id and tokens. */
+export async function connected(consent: Consent = DEFAULT_CONSENT, key = DEV_KEY) {
   const clientId = await register();
   const { verifier, challenge } = await pkce();
-  const code = await authorize(clientId, challenge, consent);
+  const code = await authorize(clientId, challenge, consent, {}, key);
   const res = await tokenRequest({
     grant_type: "authorization_code",
     code,
