@@ -68,7 +68,7 @@ describe("upstream outcomes", () => {
     expect(JSON.parse(sent?.body ?? "")).toEqual({ account: "acct-7", amount_cents: 1200 });
   });
 
-  it("charges a timed-out mutation once and sends the same Idempotency-Key on retry", async () => {
+  it("charges a timed-out mutation once, each call of the paid tool, and sends the same Idempotency-Key on retry", async () => {
     const double = new UpstreamDouble((n) =>
       n === 1 ? hang(1_000)() : reply(200, { charge_id: "ch_2" })(),
     );
@@ -85,7 +85,8 @@ describe("upstream outcomes", () => {
     expect(keys[1]).toBe(keys[0]);
     expect(await json(third)).toMatchObject({
       decision: "replayed",
-      budget: { mutations: { used: 1 }, paid_calls: { used: 1 } },
+      // One intent, one mutation; the tool was reached twice, so two paid calls.
+      budget: { mutations: { used: 1 }, paid_calls: { used: 2 } },
     });
   });
 

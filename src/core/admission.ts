@@ -77,7 +77,7 @@ export interface Proposal {
 
 /** What the ledger does with a proposal. */
 export type Admission =
-  /** Run it; `charge` is what it costs now (zero when the key was already charged). */
+  /** Run it; `charge` is what it costs now (a retry of a charged key: its paid call only). */
   | { kind: "admit"; charge: Charge }
   /** Answer with the stored outcome of `callId`. */
   | { kind: "replay"; callId: string }
@@ -100,7 +100,9 @@ const FREE: Charge = { mutations: 0, paid: 0, calls: 0 };
  * The run's half of the decision table, in the order the checks apply: the kill switch
  * and the deadline beat everything, then the run's own tool list; a key's stored outcome
  * beats every cap (a replay is free); then the caps from the most specific to the widest
- * (target, tool, run budget), each charged once per key (one key = one intent).
+ * (target, tool, run budget). Mutations and the tool's and target's caps are charged once
+ * per key (one key = one intent); a paid call is charged each time it reaches the tool, a
+ * retry of a key included, so no loop of retries passes `max_paid_calls`.
  */
 export function admit(
   run: RunState,
@@ -127,8 +129,11 @@ export function admit(
         "The first call with this key is still running; retry after it finishes.",
       );
     }
-    // Retryable, or in flight past its lease (its worker died): same intent, already charged.
-    return tooClose(run, p) ?? { kind: "admit", charge: FREE };
+    // Retryable, or in flight past its lease (its worker died): same intent, its mutation and
+    // caps charged already. It reaches the tool again: a paid tool's call is a paid call.
+    if (!p.paid) return tooClose(run, p) ?? { kind: "admit", charge: FREE };
+    const charge = { ...FREE, paid: 1 };
+    return tooClose(run, p) ?? paidRefusal(run, charge) ?? { kind: "admit", charge };
   }
   const close = tooClose(run, p);
   if (close !== null) return close;
@@ -138,10 +143,13 @@ export function admit(
   if (run.mutationsUsed + charge.mutations > run.maxMutations) {
     return refused("budget_exhausted", `The run may apply at most ${run.maxMutations} mutations.`);
   }
-  if (run.paidUsed + charge.paid > run.maxPaidCalls) {
-    return refused("budget_exhausted", `The run may make at most ${run.maxPaidCalls} paid calls.`);
-  }
-  return { kind: "admit", charge };
+  return paidRefusal(run, charge) ?? { kind: "admit", charge };
+}
+
+/** The refusal of a charge that would pass the run's paid calls, or null. */
+function paidRefusal(run: RunState, charge: Charge): Admission | null {
+  if (run.paidUsed + charge.paid <= run.maxPaidCalls) return null;
+  return refused("budget_exhausted", `The run may make at most ${run.maxPaidCalls} paid calls.`);
 }
 
 /**

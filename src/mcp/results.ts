@@ -24,7 +24,7 @@ function hintOf(p: Problem): string {
     return "Retry the same call in a few seconds, once the call running with this key has settled; it is charged once.";
   }
   if (p.decision === "retry") {
-    return "Retry the same call in a few seconds; a mutation keeps its idempotency key, so it is charged once.";
+    return "Retry the same call in a few seconds; a mutation keeps its idempotency key, so it counts as one mutation.";
   }
   if (p.decision === "escalate") {
     return "Do not retry: hand this call to a human, or re-plan without it.";

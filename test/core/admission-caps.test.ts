@@ -47,13 +47,25 @@ describe("admission with tool and target caps", () => {
     );
   });
 
-  it("lets a retry of a charged key through a spent cap without a new charge", () => {
+  it("lets a retry of a charged key through a spent cap, charging only its paid call", () => {
     const key = { fingerprint: "f", phase: "retryable" as const, leaseExpiresAt: 0, callId: "c" };
     const caps: CallCaps = { tool: { used: 1, max: 1 }, target: target(1) };
-    expect(admit(run, key, proposal, caps)).toEqual({
+    const spent = { ...run, mutationsUsed: 3 };
+    expect(admit(spent, key, proposal, caps)).toEqual({
+      kind: "admit",
+      charge: { mutations: 0, paid: 1, calls: 0 },
+    });
+    expect(admit(spent, key, { ...proposal, paid: false }, caps)).toEqual({
       kind: "admit",
       charge: { mutations: 0, paid: 0, calls: 0 },
     });
+  });
+
+  it("refuses a retry of a paid tool's key once the run's paid calls are spent", () => {
+    const key = { fingerprint: "f", phase: "retryable" as const, leaseExpiresAt: 0, callId: "c" };
+    const spent = { ...run, paidUsed: 20 };
+    expect(reasonOf(admit(spent, key, proposal))).toBe("budget_exhausted");
+    expect(reasonOf(admit(spent, key, { ...proposal, paid: false }))).toBe("admit");
   });
 
   it("refuses a tool the run's own limits leave out, even when a key was stored", () => {

@@ -77,7 +77,7 @@ export interface OpenCall {
   callId: string;
   /** Its key, or null. */
   key: string | null;
-  /** What its admission charged: nothing for a retry of an intent charged before. */
+  /** What its admission charged: only its paid call for a retry of an intent charged before. */
   charge: { mutations: number; paid: number; calls: number };
 }
 
@@ -129,13 +129,16 @@ function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
   if (k.phase === "in_flight" && !k.leaseExpired) {
     return refused(m, p.callId, "idempotency_key_in_use");
   }
+  // A retry reaches the tool again: its mutation was charged once, a paid call is each time.
+  if (p.paid && m.paid + 1 > m.maxPaid) return refused(m, p.callId, "budget_exhausted");
   if (k.phase === "in_flight") {
     // The holder outlived its lease: its outcome is unknown, so its call is abandoned.
     close(m, k.holder, "abandoned", null);
   }
+  m.paid += p.paid ? 1 : 0;
   Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
-  m.open.push({ callId: p.callId, key: p.key, charge: FREE });
+  m.open.push({ callId: p.callId, key: p.key, charge: { ...FREE, paid: p.paid ? 1 : 0 } });
   return { kind: "admit" };
 }
 

@@ -3,7 +3,8 @@
  * it settles; its entry would stay `pending` for ever and its key `in_flight`. Each pending
  * entry has a lease (the call's timeout plus a margin). An open entry past it is settled with
  * a second entry, `abandoned`, and its key made `retryable`, so the same key may try again
- * without a new charge; the charge stays, as a paid call may have reached the upstream.
+ * without a new mutation charge (a paid tool's retry is a paid call again); the charge stays,
+ * as a paid call may have reached the upstream.
  *
  * A lease moves no alarm forward (each call would move it twice: forward when admitted, back
  * when settled). A lapsed entry is settled by whatever touches the run first after its lease:
