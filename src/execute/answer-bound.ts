@@ -74,15 +74,49 @@ export function boundedResponse(
   return new Response(response.body.pipeThrough(counter), { status, statusText, headers });
 }
 
-/** The answer's body as UTF-8 text, read with `limit`; throws AnswerTooLarge past it. */
+/**
+ * Thrown when an answer's body fails after its status and headers came (the connection
+ * dropped mid-stream): the upstream answered, so it may have acted.
+ */
+export class AnswerCut extends Error {
+  override readonly name = "AnswerCut";
+  constructor(
+    /** The HTTP status the answer came with. */
+    readonly status: number,
+    /** The part of the body received, as text. */
+    readonly head: string,
+    /** Bytes of the body received. */
+    readonly seen: number,
+    /** What failed the stream. */
+    override readonly cause: unknown,
+  ) {
+    super(`the answer (HTTP ${status}) was cut after ${seen} bytes`);
+  }
+}
+
+/**
+ * The answer's body as UTF-8 text (decoded as `Response.text()` does), read with `limit`;
+ * throws AnswerTooLarge past it, and AnswerCut with the part received when the body fails.
+ */
 export async function readBounded(response: Response, limit: number): Promise<string> {
   let passed: AnswerTooLarge | null = null;
+  const body = boundedResponse(response, limit, (e) => {
+    passed = e;
+  }).body;
+  if (body === null) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let seen = 0;
   try {
-    return await boundedResponse(response, limit, (e) => {
-      passed = e;
-    }).text();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      seen += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+    }
   } catch (e) {
     // The stream's error may reach the reader wrapped; the bound's own error says what happened.
-    throw passed ?? e;
+    throw passed ?? new AnswerCut(response.status, text + decoder.decode(), seen, e);
   }
 }

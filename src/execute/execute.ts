@@ -15,7 +15,7 @@ import {
   recordGuardrail,
   recordUpstream,
 } from "../telemetry/index.ts";
-import { AnswerTooLarge, readBounded } from "./answer-bound.ts";
+import { AnswerCut, AnswerTooLarge, readBounded } from "./answer-bound.ts";
 import { callHeaders } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import type { Execution } from "./execution.ts";
@@ -74,7 +74,7 @@ async function reach(
     try {
       return judge(contract, { status: 200, body: await upstream.answer(args) });
     } catch (e) {
-      return failure(contract, e);
+      return failure(contract, e, { status: null });
     }
   }
   const controller = new AbortController();
@@ -87,14 +87,23 @@ async function reach(
   });
   const started = Date.now();
   const bounded = { ...ctx, answerLimit: answerLimitOf(contract, ctx) };
+  const heard: Heard = { status: null };
   const reached = inClientSpan(`upstream ${contract.name}`, upstreamAttributes(contract), () =>
-    call(contract.name, upstream, args, bounded, controller.signal),
+    call(contract.name, upstream, args, bounded, controller.signal, heard),
   );
-  const execution = await answered(contract, ctx, Promise.race([reached, deadline]));
+  const execution = await answered(contract, ctx, Promise.race([reached, deadline]), heard);
   clearTimeout(timer);
   const outcome = execution.ok ? "ok" : execution.refusal.reason;
   recordUpstream(ctx.env, contract.name, outcome, Date.now() - started);
   return execution;
+}
+
+/**
+ * What the upstream said of its answer to the call before its body: the HTTP status, once its
+ * status line and headers came (for an MCP server, those of its answer to `tools/call`).
+ */
+interface Heard {
+  status: number | null;
 }
 
 /** The execution an upstream's answer (or its timeout, or its failure) comes to. */
@@ -102,17 +111,46 @@ async function answered(
   contract: ToolContract,
   ctx: ExecutionContext,
   race: Promise<Answer | typeof TIMED_OUT>,
+  heard: Heard,
 ): Promise<Execution> {
   try {
     const answer = await race;
     if (answer === TIMED_OUT) {
+      if (heard.status !== null) {
+        const why = `its body did not arrive within ${ctx.timeoutMs} ms`;
+        return cutShort(contract, "upstream_timeout", why, { status: heard.status, text: null });
+      }
       const detail = `${contract.name} did not answer within ${ctx.timeoutMs} ms; retry with the same key.`;
       return { ok: false, refusal: refuse("upstream_timeout", detail), reply: NO_ANSWER };
     }
     return judge(contract, answer);
   } catch (e) {
-    return failure(contract, e);
+    return failure(contract, e, heard);
   }
+}
+
+/**
+ * An answer whose status came and whose body did not (cut mid-stream, or too slow). A status
+ * other than 2xx says what happened, and is classified as it says. A 2xx says the tool took the
+ * call: a mutation may have acted, so it is settled as an escalation whose outcome is unknown,
+ * which a retry with the same key replays, never sent again; a read has no effect to repeat,
+ * so it is a `retry` (`readReason`), as if no answer had come.
+ */
+function cutShort(
+  contract: ToolContract,
+  readReason: "upstream_timeout" | "upstream_unavailable",
+  why: string,
+  reply: UpstreamReply & { status: number },
+): Execution {
+  const { name } = contract;
+  const classified = classifyStatus(reply.status, name);
+  if (classified !== null) return { ok: false, refusal: classified, reply };
+  const answered = `${name} answered HTTP ${reply.status}, but ${why}`;
+  if (contract.effect !== "mutate") {
+    return { ok: false, refusal: refuse(readReason, `${answered}; retry the call.`), reply };
+  }
+  const detail = `${answered}. The tool took the call and may have acted: the call is settled with this outcome, and a retry with the same key replays it.`;
+  return { ok: false, refusal: refuse("upstream_outcome_unknown", detail), reply };
 }
 
 /** The upstream span's attributes: the tool and where it runs, never its arguments. */
@@ -128,8 +166,8 @@ function upstreamAttributes(contract: ToolContract): Record<string, string> {
   return attributes;
 }
 
-/** The refusal of a call that threw before its tool answered. */
-function failure(contract: ToolContract, e: unknown): Execution {
+/** The refusal of a call that threw before its tool's answer was read in full. */
+function failure(contract: ToolContract, e: unknown, heard: Heard): Execution {
   if (e instanceof PathEscape) {
     const detail = `${contract.name}: the arguments would leave the upstream's base path (${e.message}); nothing was sent.`;
     return { ok: false, refusal: refuse("contract_violation", detail) };
@@ -137,6 +175,15 @@ function failure(contract: ToolContract, e: unknown): Execution {
   if (e instanceof AnswerTooLarge) {
     const reply = { status: e.status, text: e.head, bytes: e.seen };
     return { ok: false, refusal: tooLarge(contract.name, e), reply };
+  }
+  if (e instanceof AnswerCut) {
+    const reply = { status: e.status, text: e.head, bytes: e.seen };
+    const why = `its answer was cut after ${e.seen} bytes`;
+    return cutShort(contract, "upstream_unavailable", why, reply);
+  }
+  if (heard.status !== null) {
+    const why = `its answer failed before it was read (${(e as Error).name})`;
+    return cutShort(contract, "upstream_unavailable", why, { status: heard.status, text: null });
   }
   const detail = `${contract.name} could not be reached (${(e as Error).name}); retry with the same key.`;
   return { ok: false, refusal: refuse("upstream_unavailable", detail), reply: NO_ANSWER };
@@ -189,12 +236,16 @@ async function call(
   args: unknown,
   ctx: ExecutionContext,
   signal: AbortSignal,
+  heard: Heard,
 ): Promise<Answer> {
   if (upstream.kind === "mcp") {
     // The MCP client SDK is loaded on the first MCP call: evaluating it at startup would
     // add to every isolate's start, MCP upstream or not.
     const { callMcp } = await import("./mcp.ts");
-    const answer = await callMcp(upstream, args, { ...ctx, signal }, tool);
+    const answering = (status: number) => {
+      heard.status = status;
+    };
+    const answer = await callMcp(upstream, args, { ...ctx, signal, answering }, tool);
     if (answer.ok) return { status: 200, body: answer.body };
     const { refusal, reply, findings } = answer;
     return { status: 200, body: null, refusal, reply, ...(findings ? { findings } : {}) };
@@ -204,6 +255,7 @@ async function call(
     upstream.kind === "service"
       ? await bindingOf(ctx.env, upstream.binding).fetch(request)
       : await fetch(request);
+  heard.status = response.status;
   const text = await readBounded(response, ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
   return {
     status: response.status,

@@ -49,6 +49,8 @@ export interface McpCallContext {
   answerLimit?: number | undefined;
   /** The tool's result rules, which its error texts pass too (the defaults if absent). */
   resultRules?: ResolvedRules | undefined;
+  /** Told the HTTP status of the server's answer to `tools/call` once its headers came. */
+  answering?: (status: number) => void;
 }
 
 /**
@@ -74,13 +76,20 @@ class Bound {
     });
     this.passed.catch(() => undefined);
   }
-  /** `fetch` with each response counted against the bound while it streams. */
-  wrap(fetch: FetchLike): FetchLike {
+  /**
+   * `fetch` with each response counted against the bound while it streams; `answering` is told
+   * the status of the answer to a `tools/call` request as soon as its headers come.
+   */
+  wrap(fetch: FetchLike, answering?: (status: number) => void): FetchLike {
     const over = (e: AnswerTooLarge) => {
       this.error = e;
       this.fail(e);
     };
-    return async (input, init) => boundedResponse(await fetch(input, init), this.limit, over);
+    return async (input, init) => {
+      const response = boundedResponse(await fetch(input, init), this.limit, over);
+      if (answering !== undefined && isToolCall(init?.body)) answering(response.status);
+      return response;
+    };
   }
   /** `work`, ended by the bound's error if an answer passes it first. */
   race<T>(work: Promise<T>): Promise<T> {
@@ -104,7 +113,7 @@ export async function callMcp(
   const traced = outgoingTrace();
   const headers = { ...callHeaders(ctx), ...traced };
   const client = await bound
-    .race(connect(upstream, ctx.env, ctx.signal, headers, bound))
+    .race(connect(upstream, ctx.env, ctx.signal, headers, bound, ctx.answering))
     .catch((e: unknown) => e);
   const rules = ctx.resultRules ?? DEFAULT_RULES;
   if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name, rules);
@@ -162,9 +171,10 @@ async function connect(
   signal: AbortSignal,
   extra: Record<string, string>,
   bound: Bound,
+  answering?: (status: number) => void,
 ): Promise<Client> {
   const { url, fetch: reaching } = reach(upstream.endpoint, env);
-  const fetch = bound.wrap(reaching);
+  const fetch = bound.wrap(reaching, answering);
   const headers = new Headers(extra);
   if (upstream.auth !== undefined) {
     const secret = (env as unknown as Record<string, unknown>)[upstream.auth.secret];
@@ -181,6 +191,19 @@ async function connect(
   );
   await client.connect(transport, { signal });
   return client;
+}
+
+/**
+ * Whether a request body the SDK sends is the `tools/call` request (it sends each JSON-RPC
+ * message as a JSON string): its answer is the tool's, the others' are the session's.
+ */
+function isToolCall(body: unknown): boolean {
+  if (typeof body !== "string") return false;
+  try {
+    return (JSON.parse(body) as { method?: unknown } | null)?.method === "tools/call";
+  } catch {
+    return false;
+  }
 }
 
 /** An SDK failure as a refusal where the server answered; a transport failure is rethrown. */
