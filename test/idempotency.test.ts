@@ -74,7 +74,7 @@ describe("idempotency keys", () => {
     expect((await runStatus(run)).budget.mutations.used).toBe(1);
   });
 
-  it("lets a key whose worker died be retried once its lease expires, without a new charge", async () => {
+  it("lets a key whose worker died be retried once its lease expires, without a new charge, when its upstream honours it", async () => {
     const run = newRun();
     const ticket = await seedTicket();
     const args = { ticket_id: ticket, body: "after a crash" };
@@ -88,6 +88,8 @@ describe("idempotency keys", () => {
       effect: "mutate",
       paid: true,
       key: "k-crashed-01",
+      // As add_comment's contract says: the demo's ticket desk honours the key.
+      upstreamIdempotent: true,
       fingerprint: await fingerprint("add_comment", args),
       target: null,
       leaseMs: 60_000,
@@ -112,7 +114,7 @@ describe("idempotency keys", () => {
     expect(await commentsOn(ticket)).toBe(1);
     const status = await runStatus(run);
     expect(status.budget.mutations.used).toBe(1);
-    // The abandoned attempt is recorded as a retry, not left pending.
+    // The abandoned attempt is recorded as abandoned, not left pending.
     expect(status.decisions.pending).toBeUndefined();
   });
 

@@ -19,6 +19,8 @@ export const addComment = {
     binding: "DEMO",
     method: "POST",
     path: "/tickets/{ticket_id}/comments",
+    // The demo's ticket desk answers a repeated Idempotency-Key with its first answer.
+    idempotent: true,
   },
   example: {
     args: { ticket_id: "T-1", body: "looks like a bad deploy" },

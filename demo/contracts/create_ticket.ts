@@ -29,7 +29,14 @@ export const createTicket = {
   timeoutMs: 5000,
   cacheTtlSeconds: 0,
   sharedCache: false,
-  upstream: { kind: "service", binding: "DEMO", method: "POST", path: "/tickets" },
+  // The demo's ticket desk answers a repeated Idempotency-Key with its first answer.
+  upstream: {
+    kind: "service",
+    binding: "DEMO",
+    method: "POST",
+    path: "/tickets",
+    idempotent: true,
+  },
   example: {
     args: { ticket_id: "T-1", title: "Auth is down", priority: "high" },
     result: {

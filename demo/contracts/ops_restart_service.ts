@@ -40,5 +40,7 @@ export const opsRestartService = {
     endpoint: { binding: "DEMO", path: "/mcp" },
     tool: pin.tool,
     pinned: pin,
+    // Reviewed: the server starts one restart per `_meta` idempotency key (demo/upstreams/ops-mcp.ts).
+    idempotent: true,
   },
 } satisfies ToolContract;

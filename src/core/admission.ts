@@ -51,7 +51,10 @@ export interface KeyState {
   fingerprint: string;
   /** Where the key stands. */
   phase: KeyPhase;
-  /** Epoch ms after which an `in_flight` key is presumed abandoned. */
+  /**
+   * Epoch ms after which an `in_flight` key is presumed abandoned: the ledger settles its call
+   * before it decides a proposal with the key (src/ledger/run/abandon.ts).
+   */
   leaseExpiresAt: number;
   /** The call that holds or finished the key. */
   callId: string;
@@ -123,14 +126,15 @@ export function admit(
       );
     }
     if (key.phase === "done") return { kind: "replay", callId: key.callId };
-    if (key.phase === "in_flight" && p.now < key.leaseExpiresAt) {
+    // A call that held the key past its lease was settled before (src/ledger/run/abandon.ts).
+    if (key.phase === "in_flight") {
       return refused(
         "idempotency_key_in_use",
         "The first call with this key is still running; retry after it finishes.",
       );
     }
-    // Retryable, or in flight past its lease (its worker died): same intent, its mutation and
-    // caps charged already. It reaches the tool again: a paid tool's call is a paid call.
+    // Retryable: same intent, its mutation and caps charged already. It reaches the tool
+    // again: a paid tool's call is a paid call.
     if (!p.paid) return tooClose(run, p) ?? { kind: "admit", charge: FREE };
     const charge = { ...FREE, paid: 1 };
     return tooClose(run, p) ?? paidRefusal(run, charge) ?? { kind: "admit", charge };

@@ -19,18 +19,30 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  */
 export type Upstream =
   /** A Workers service binding (no public hop). */
-  | { kind: "service"; binding: string; method: HttpMethod; path: string }
+  | ({ kind: "service"; binding: string; method: HttpMethod; path: string } & KeyHonoured)
   /** An HTTPS endpoint; `auth` names the Worker secret whose value is sent in `header`. */
-  | {
+  | ({
       kind: "http";
       method: HttpMethod;
       url: string;
       auth?: { header: string; secret: string; scheme?: string };
-    }
+    } & KeyHonoured)
   /** Answered by the fence itself, for tools with no side effect at all. */
   | { kind: "inline"; answer: (args: unknown) => unknown }
   /** A tool of an MCP server, called with the MCP client; its schema pinned at import. */
   | McpUpstream;
+
+/** Whether an upstream the fence sends calls to deduplicates them by their idempotency key. */
+export interface KeyHonoured {
+  /**
+   * True when the upstream honours the key the fence sends with a mutation (`Idempotency-Key`;
+   * for an MCP server `_meta["io.toolfence/idempotency-key"]`): a repeated key gets the first
+   * call's answer and no second effect. Only then is a mutation whose worker died mid-call
+   * sent again under its key; otherwise it is settled as `upstream_outcome_unknown`. False
+   * when unset.
+   */
+  idempotent?: boolean;
+}
 
 /**
  * Where an MCP server is reached: a URL taken from a Worker variable at call time (so no
@@ -39,7 +51,7 @@ export type Upstream =
 export type McpEndpoint = { urlVar: string } | { binding: string; path: string };
 
 /** An MCP server's tool, as `npm run contracts -- import` pinned it. */
-export interface McpUpstream {
+export interface McpUpstream extends KeyHonoured {
   /** Discriminant of the upstream kind. */
   kind: "mcp";
   /** Where the server is reached. */

@@ -15,6 +15,7 @@ import { ResultRulesSchema, resultRulesProblems } from "./guardrails/rules.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { OperatorsSchema } from "./people.ts";
 import { err, ok, type Result } from "./result.ts";
+import { upstreamProblems } from "./upstream-shape.ts";
 import { entriesOf } from "./validate.ts";
 
 /** The default bound on the bytes of one upstream answer (policy `upstream_answer_max_bytes`). */
@@ -142,6 +143,7 @@ export function loadFence(
       }
     }
     problems.push(...resultRulesProblems(c.results, `contracts.${c.name}.results`));
+    problems.push(...upstreamProblems(c.upstream, `contracts.${c.name}.upstream`));
     tools.set(c.name, c);
   }
   policy.allowed_tools.forEach((name, i) => {

@@ -285,6 +285,7 @@ function proposalOf(
   kept: Pick<LedgerProposal, "args" | "evidence" | "auditArgs">,
 ): LedgerProposal {
   const timeoutMs = timeoutOf(c, call, Number.POSITIVE_INFINITY);
+  const { upstream } = call.contract;
   return {
     callId,
     tool: call.contract.name,
@@ -292,6 +293,7 @@ function proposalOf(
     effect: call.contract.effect,
     paid: call.contract.paid,
     key: call.key,
+    upstreamIdempotent: upstream.kind !== "inline" && upstream.idempotent === true,
     fingerprint: call.fingerprint,
     target: targetOf(targetRuleOf(c.get("fence"), call.contract.name), call.args),
     leaseMs: timeoutMs + LEASE_MARGIN_MS,

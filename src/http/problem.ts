@@ -1,7 +1,10 @@
 /**
  * RFC 9457 problem details: every refusal rendered through the one decision table.
  */
+import { problemBody } from "../core/problem-details.ts";
 import { DECISION_TABLE, type Refusal } from "../core/reasons.ts";
+
+export { problemBody, problemDetails } from "../core/problem-details.ts";
 
 /** RFC 9457 §3: problem details are served with their own media type. */
 export const PROBLEM_TYPE = "application/problem+json";
@@ -19,28 +22,4 @@ export function problem(
     status: DECISION_TABLE[refusal.reason].status,
     headers: { ...Object.fromEntries(new Headers(headers)), "Content-Type": PROBLEM_TYPE },
   });
-}
-
-/** The problem+json body of a refusal, as stored for replay. */
-export function problemBody(refusal: Refusal, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify(problemDetails(refusal, extra));
-}
-
-/** The problem details of a refusal (RFC 9457 members plus the fence's own). */
-export function problemDetails(
-  refusal: Refusal,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const rule = DECISION_TABLE[refusal.reason];
-  return {
-    // RFC 9457 §3.1.1: a URI that identifies the problem type.
-    type: `urn:toolfence:reason:${refusal.reason}`,
-    title: rule.title,
-    status: rule.status,
-    detail: refusal.detail,
-    decision: rule.decision,
-    reason: refusal.reason,
-    ...(refusal.issues === undefined ? {} : { issues: refusal.issues }),
-    ...extra,
-  };
 }

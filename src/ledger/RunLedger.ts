@@ -32,7 +32,7 @@ import { noticeOf, notify } from "./approvals/webhook.ts";
 import { ArchiveAlarm, wakeBy } from "./audit/archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit/audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit/audit-draft.ts";
-import { append, head, openEntry } from "./audit/audit-log.ts";
+import { append, head } from "./audit/audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit/audit-reader.ts";
 import type {
   BudgetView,
@@ -47,7 +47,7 @@ import type {
   Settlement,
   Withdrawal,
 } from "./protocol.ts";
-import { abandonCall, admittedWake, expireCalls, settleLapsed } from "./run/abandon.ts";
+import { admittedWake, expireCalls, lapseCall, settleLapsed } from "./run/abandon.ts";
 import type { HaltView, SettleAnswer } from "./run/halt-types.ts";
 import { openRun } from "./run/open-run.ts";
 import {
@@ -122,9 +122,9 @@ export class RunLedger extends DurableObject<Env> {
     const answer = this.as(ref.principal, (): LedgerAnswer => {
       run = this.rowOf(ref, now);
       const ledger = this.scope(run, now);
-      const abandon = (callId: string, run: RunRow) =>
-        abandonCall(openEntry(this.sql, callId), { run, now }, this.logOutcome);
-      return decideProposal({ ledger, abandon }, p, version);
+      const lapse = (callId: string, run: RunRow) =>
+        lapseCall(this.sql, callId, run, now, this.logOutcome);
+      return decideProposal({ ledger, lapse }, p, version);
     });
     // A new run's alarm first, so the call's own bound (a new key's expiry, the run's end for
     // an open call: abandon.ts) finds it set and writes the alarm only when it is earlier.

@@ -109,6 +109,11 @@ export interface LedgerProposal extends Pick<Proposal, "timeoutMs"> {
   paid: boolean;
   /** The agent's idempotency key, or null. */
   key: string | null;
+  /**
+   * Whether the tool's upstream honours the key (the contract's `upstream.idempotent`): only
+   * then is a mutation whose worker died mid-call sent again under it. Unset: it does not.
+   */
+  upstreamIdempotent?: boolean;
   /** SHA-256 of the canonical call. */
   fingerprint: string;
   /** The value of the argument the tool's per-target rule counts by, or null. */

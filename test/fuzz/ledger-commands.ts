@@ -59,6 +59,7 @@ function proposal(p: ModelProposal) {
     effect: p.mutates ? ("mutate" as const) : ("read" as const),
     paid: p.paid,
     key: p.key,
+    upstreamIdempotent: p.honoured,
     fingerprint: p.fingerprint,
     target: null,
     leaseMs: 60_000,
@@ -147,6 +148,7 @@ function proposals(urgentOnly: boolean) {
   return fc.record({
     mutates: urgentOnly ? fc.constant(true) : fc.boolean(),
     paid: fc.boolean(),
+    honoured: fc.boolean(),
     key: fc.constantFrom(...KEYS),
     payload: urgentOnly ? fc.constant("u") : fc.constantFrom("a", "b", "u"),
     cached: fc.boolean(),
@@ -162,6 +164,7 @@ export const proposeUrgent = proposals(true).map(proposeCommand);
 interface Drawn {
   mutates: boolean;
   paid: boolean;
+  honoured: boolean;
   key: string;
   payload: string;
   cached: boolean;
@@ -169,7 +172,7 @@ interface Drawn {
 
 function proposeCommand(g: Drawn) {
   const known = !g.mutates && g.cached ? ("cached" as const) : null;
-  const label = `propose ${g.mutates ? "mutation" : "read"} ${g.key}/${g.payload}${g.paid ? " paid" : ""}${known ? " cached" : ""}`;
+  const label = `propose ${g.mutates ? "mutation" : "read"} ${g.key}/${g.payload}${g.paid ? " paid" : ""}${g.honoured ? "" : " unhonoured"}${known ? " cached" : ""}`;
   return command(
     label,
     () => true,
@@ -178,6 +181,7 @@ function proposeCommand(g: Drawn) {
         callId: nextCallId(m),
         mutates: g.mutates,
         paid: g.paid && known === null,
+        honoured: g.honoured,
         key: g.key,
         fingerprint: `fp-${g.payload}`,
         known,
@@ -190,8 +194,13 @@ function proposeCommand(g: Drawn) {
 
 /** The same mutation sent by several workers at once: one key, one payload. */
 export const duplicates = fc
-  .tuple(fc.constantFrom(...KEYS), fc.integer({ min: 2, max: 4 }), fc.constantFrom("a", "u"))
-  .map(([key, n, payload]) =>
+  .tuple(
+    fc.constantFrom(...KEYS),
+    fc.integer({ min: 2, max: 4 }),
+    fc.constantFrom("a", "u"),
+    fc.boolean(),
+  )
+  .map(([key, n, payload, honoured]) =>
     command(
       `${n} concurrent duplicates of ${key}/${payload}`,
       () => true,
@@ -200,6 +209,7 @@ export const duplicates = fc
           callId: nextCallId(m),
           mutates: true,
           paid: true,
+          honoured,
           key,
           fingerprint: `fp-${payload}`,
           known: null,

@@ -17,6 +17,8 @@ export interface ModelKey {
   leaseExpired: boolean;
   /** Stored status once done. */
   status: number | null;
+  /** Whether the key's upstream honours it, as its holder was sent. */
+  honoured: boolean;
 }
 
 /** One audit entry as the model expects it. */
@@ -100,6 +102,8 @@ export interface ModelProposal {
   paid: boolean;
   /** Idempotency key (ignored for reads). */
   key: string | null;
+  /** Whether the tool's upstream honours the key (`upstream.idempotent`). */
+  honoured: boolean;
   /** Payload fingerprint. */
   fingerprint: string;
   /** Decision already known (a cache hit), or null. */
@@ -126,28 +130,45 @@ function again(m: LedgerModel, p: ModelProposal, k: ModelKey): Expected {
     m.audit.push({ callId: p.callId, decision: "replayed", reason: null });
     return { kind: "replay", status: k.status ?? -1 };
   }
-  if (k.phase === "in_flight" && !k.leaseExpired) {
-    return refused(m, p.callId, "idempotency_key_in_use");
-  }
+  if (k.phase === "in_flight") return refused(m, p.callId, "idempotency_key_in_use");
   // A retry reaches the tool again: its mutation was charged once, a paid call is each time.
   if (p.paid && m.paid + 1 > m.maxPaid) return refused(m, p.callId, "budget_exhausted");
-  if (k.phase === "in_flight") {
-    // The holder outlived its lease: its outcome is unknown, so its call is abandoned.
-    close(m, k.holder, "abandoned", null);
-  }
   m.paid += p.paid ? 1 : 0;
-  Object.assign(k, { phase: "in_flight", holder: p.callId, leaseExpired: false, status: null });
+  Object.assign(k, {
+    phase: "in_flight",
+    holder: p.callId,
+    leaseExpired: false,
+    status: null,
+    honoured: p.honoured,
+  });
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
   m.open.push({ callId: p.callId, key: p.key, charge: { ...FREE, paid: p.paid ? 1 : 0 } });
   return { kind: "admit" };
 }
 
+/**
+ * Settle the call holding `k`, whose worker died: its outcome is unknown. An upstream that
+ * honours the key may get it again (abandoned, retryable); any other must not (an escalation,
+ * which the key replays).
+ */
+function lapse(m: LedgerModel, k: ModelKey): void {
+  if (k.honoured) {
+    close(m, k.holder, "abandoned", null);
+    k.phase = "retryable";
+  } else {
+    close(m, k.holder, "escalate", "upstream_outcome_unknown");
+    Object.assign(k, { phase: "done", status: 502 });
+  }
+}
+
 /** Apply one proposal to the model and say what the ledger must answer. */
 export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
-  if (m.halted) return refused(m, p.callId, "run_halted");
-  if (m.expired) return refused(m, p.callId, "run_deadline_exceeded");
   const key = p.mutates ? p.key : null;
   const known = key === null ? undefined : m.keys.get(key);
+  // A holder past its lease is settled before anything is decided, as a read would settle it.
+  if (known?.phase === "in_flight" && known.leaseExpired) lapse(m, known);
+  if (m.halted) return refused(m, p.callId, "run_halted");
+  if (m.expired) return refused(m, p.callId, "run_deadline_exceeded");
   if (known !== undefined) return again(m, p, known);
   const mutations = m.mutations + (p.mutates ? 1 : 0);
   const paid = m.paid + (p.paid ? 1 : 0);
@@ -169,6 +190,7 @@ export function proposeInModel(m: LedgerModel, p: ModelProposal): Expected {
       holder: p.callId,
       leaseExpired: false,
       status: null,
+      honoured: p.honoured,
     });
   }
   m.audit.push({ callId: p.callId, decision: "pending", reason: null });
@@ -224,16 +246,15 @@ export function withdrawInModel(m: LedgerModel, index: number): OpenCall {
 }
 
 /**
- * The ledger's alarm after every lease of the run ran out: each pending entry is abandoned,
- * and a key its call still holds becomes retryable. Charges stay.
+ * The ledger's alarm after every lease of the run ran out: each pending entry is settled, as
+ * its key's upstream allows (lapse); a read's is abandoned. Charges stay.
  */
 export function abandonInModel(m: LedgerModel): void {
   const open = m.audit.filter((e) => e.decision === "pending" && !e.closed).map((e) => e.callId);
   for (const callId of open) {
-    close(m, callId, "abandoned", null);
-    for (const k of m.keys.values()) {
-      if (k.holder === callId && k.phase === "in_flight") k.phase = "retryable";
-    }
+    const held = [...m.keys.values()].find((k) => k.holder === callId && k.phase === "in_flight");
+    if (held === undefined) close(m, callId, "abandoned", null);
+    else lapse(m, held);
   }
 }
 

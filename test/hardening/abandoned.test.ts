@@ -3,7 +3,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/core/canonical.ts";
 import type { LedgerProposal } from "../../src/ledger/protocol.ts";
-import { dev, json, newRun, propose, runStatus, seedTicket, ticketCall } from "../helpers.ts";
+import { postJson } from "../approvals/helpers.ts";
+import {
+  demoTicket,
+  dev,
+  json,
+  newRun,
+  propose,
+  runStatus,
+  seedTicket,
+  ticketCall,
+} from "../helpers.ts";
 
 const EVIDENCE = { contentType: "application/json", payload: "{}", truncated: false };
 
@@ -76,7 +86,7 @@ describe("calls whose worker died", () => {
     expect(audit.entries[1]?.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it("lets the abandoned mutation's key run again once, without a second charge", async () => {
+  it("lets the abandoned mutation's key run again once, without a second charge, when its upstream honours the key", async () => {
     const run = newRun("abandon");
     const ticket = await seedTicket();
     const args = { ticket_id: ticket, body: "after a crash" };
@@ -85,6 +95,7 @@ describe("calls whose worker died", () => {
       effect: "mutate",
       key: "k-abandoned-1",
       fingerprint: await fingerprint("add_comment", args),
+      upstreamIdempotent: true,
     });
     await leasesRunOut(stub);
     const retried = await propose(run, ticketCall("add_comment", args, "k-abandoned-1"));
@@ -92,6 +103,74 @@ describe("calls whose worker died", () => {
     const status = await runStatus(run);
     expect(status.budget.mutations.used).toBe(1);
     expect(status.decisions).toEqual({ abandoned: 1, applied: 1 });
+  });
+
+  it("settles an abandoned mutation of an upstream that does not honour its key as upstream_outcome_unknown, never sent again", async () => {
+    const run = newRun("abandon");
+    const ticket = await seedTicket();
+    const args = { ticket_id: ticket, body: "sent at most once" };
+    const stub = await admitAndDie(run, {
+      tool: "add_comment",
+      effect: "mutate",
+      key: "k-abandoned-2",
+      fingerprint: await fingerprint("add_comment", args),
+      upstreamIdempotent: false,
+    });
+    await leasesRunOut(stub);
+    expect((await runStatus(run)).decisions).toEqual({ escalate: 1 });
+    const retried = await propose(run, ticketCall("add_comment", args, "k-abandoned-2"));
+    expect(retried.status).toBe(502);
+    expect(retried.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await json(retried)).toMatchObject({
+      decision: "escalate",
+      reason: "upstream_outcome_unknown",
+    });
+    expect(
+      (await json<{ ticket: { comments: unknown[] } }>(await demoTicket(ticket))).ticket.comments,
+    ).toEqual([]);
+    // An operator who knows it did not act hands the key back: it runs once more.
+    const listed = await json<{ escalations: { seq: number; note: string | null }[] }>(
+      await dev.get(`/v1/runs/${run}/escalations`),
+    );
+    expect(listed.escalations).toHaveLength(1);
+    expect(listed.escalations[0]?.note).toMatch(/^abandoned/);
+    const seq = listed.escalations[0]?.seq ?? 0;
+    const allowed = await postJson(`/v1/runs/${run}/escalations/${seq}`, {
+      resolution: "retry_allowed",
+      note: "the desk has no such comment",
+    });
+    expect(allowed.status).toBe(200);
+    const again = await propose(run, ticketCall("add_comment", args, "k-abandoned-2"));
+    expect(await json(again)).toMatchObject({ decision: "applied" });
+    expect((await runStatus(run)).budget.mutations.used).toBe(1);
+  });
+
+  it("settles it so too when the next call with its key finds it past its lease", async () => {
+    const run = newRun("abandon");
+    const ticket = await seedTicket();
+    const args = { ticket_id: ticket, body: "taken over" };
+    const stub = await admitAndDie(run, {
+      tool: "add_comment",
+      effect: "mutate",
+      key: "k-abandoned-3",
+      fingerprint: await fingerprint("add_comment", args),
+      upstreamIdempotent: false,
+    });
+    await leasesLapse(stub);
+    const retried = await propose(run, ticketCall("add_comment", args, "k-abandoned-3"));
+    expect(retried.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await json(retried)).toMatchObject({ reason: "upstream_outcome_unknown" });
+    expect(
+      (await json<{ ticket: { comments: unknown[] } }>(await demoTicket(ticket))).ticket.comments,
+    ).toEqual([]);
+    const audit = await json<{ entries: { decision: string; reason: string | null }[] }>(
+      await dev.get(`/v1/runs/${run}/audit`),
+    );
+    expect(audit.entries.map((e) => [e.decision, e.reason])).toEqual([
+      ["pending", null],
+      ["escalate", "upstream_outcome_unknown"],
+      ["replayed", null],
+    ]);
   });
 
   it("keeps an abandoned entry final when its worker settles late", async () => {

@@ -2,9 +2,12 @@
  * Abandoned calls. An admitted call's worker can die (a crash, an eviction, a deploy) before
  * it settles; its entry would stay `pending` for ever and its key `in_flight`. Each pending
  * entry has a lease (the call's timeout plus a margin). An open entry past it is settled with
- * a second entry, `abandoned`, and its key made `retryable`, so the same key may try again
- * without a new mutation charge (a paid tool's retry is a paid call again); the charge stays,
- * as a paid call may have reached the upstream.
+ * a second entry; the charge stays, as a paid call may have reached the upstream. The call may
+ * have acted, so its key goes to a retry only when its upstream honours the key (a repeat gets
+ * the first answer, no second effect): the entry is `abandoned` and the key `retryable`, and
+ * the same key may try again without a new mutation charge (a paid tool's retry is a paid call
+ * again). Otherwise sending it again could act twice: the entry is an escalation,
+ * `upstream_outcome_unknown`, which the key stores and replays until an operator allows a retry.
  *
  * A lease moves no alarm forward (each call would move it twice: forward when admitted, back
  * when settled). A lapsed entry is settled by whatever touches the run first after its lease:
@@ -12,7 +15,9 @@
  * (RunLedger), or the run's alarm, which rings by the run's end, or by the lease when that is
  * later (admittedWake), and is then set again by the leases still open (nextWake).
  */
-import { type EntryDraft, expiredOpen } from "../audit/audit-log.ts";
+import { problemBody } from "../../core/problem-details.ts";
+import { DECISION_TABLE, refuse } from "../../core/reasons.ts";
+import { type EntryDraft, expiredOpen, openEntry } from "../audit/audit-log.ts";
 import type { LedgerProposal } from "../protocol.ts";
 import type { AuditRow, RunRow } from "../views.ts";
 import { keyExpiresAt, mutationKey } from "./keys.ts";
@@ -30,17 +35,52 @@ export function abandonedEntry(open: AuditRow, run: RunRow, now: number): EntryD
   };
 }
 
+/** The note of a call settled as an escalation because it was abandoned (docs/api.md). */
+const ABANDONED_UNHONOURED =
+  "abandoned: not settled within its lease, and its upstream does not honour the idempotency key";
+
 /**
- * Close `open`, the open entry of a call whose key another call took over (null: closed
- * already): its outcome is unknown.
+ * Settle call `callId`, past its lease, at `now`: its open entry (if it is still open) with
+ * `log`, and the key it holds (if it holds one), to the next retry when the key's upstream
+ * honours it, else to a stored escalation.
  */
-export function abandonCall(
-  open: AuditRow | null,
-  c: { run: RunRow; now: number },
+export function lapseCall(
+  sql: SqlStorage,
+  callId: string,
+  run: RunRow,
+  now: number,
   log: (draft: EntryDraft, run: RunRow, of: number) => void,
 ): void {
-  if (open !== null) log(abandonedEntry(open, c.run, c.now), c.run, open.seq);
+  const open = openEntry(sql, callId);
+  const held = sql
+    .exec<{ key: string; upstream_idempotent: number }>(
+      "SELECT key, upstream_idempotent FROM idempotency_key WHERE call_id = ? AND phase = 'in_flight'",
+      callId,
+    )
+    .toArray()[0];
+  if (held === undefined || held.upstream_idempotent === 1) {
+    if (open !== null) log(abandonedEntry(open, run, now), run, open.seq);
+    if (held !== undefined) {
+      sql.exec("UPDATE idempotency_key SET phase = 'retryable' WHERE key = ?", held.key);
+    }
+    return;
+  }
+  const refusal = refuse("upstream_outcome_unknown", UNHONOURED_DETAIL);
+  const { decision, status } = DECISION_TABLE.upstream_outcome_unknown;
+  if (open !== null) {
+    const draft = { ...abandonedEntry(open, run, now), decision, reason: refusal.reason, status };
+    log({ ...draft, note: ABANDONED_UNHONOURED }, run, open.seq);
+  }
+  sql.exec(
+    "UPDATE idempotency_key SET phase = 'done', status = ?, body = ? WHERE key = ?",
+    status,
+    problemBody(refusal, { call_id: callId }),
+    held.key,
+  );
 }
+
+const UNHONOURED_DETAIL =
+  "The call was sent, and the worker that sent it never settled it within its lease (a crash, an eviction or a deploy). Its upstream is not declared to honour the idempotency key, so sending it again could act twice: whether it acted is unknown. The call is settled with this outcome, and a retry with the same key replays it.";
 
 /** What an outcome entry keeps of the entry it settles: the call, not the payload again. */
 export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
@@ -72,27 +112,6 @@ export function outcomeBase(open: AuditRow, run: RunRow): EntryDraft {
 }
 
 /**
- * Settle every open entry whose lease ran out by `now` with `append`, and hand its key to the
- * next retry; returns how many.
- */
-export function abandonExpired(
-  sql: SqlStorage,
-  run: RunRow,
-  now: number,
-  append: (d: EntryDraft, of: number) => void,
-): number {
-  const gone = expiredOpen(sql, now);
-  for (const open of gone) {
-    append(abandonedEntry(open, run, now), open.seq);
-    sql.exec(
-      "UPDATE idempotency_key SET phase = 'retryable' WHERE call_id = ? AND phase = 'in_flight'",
-      open.call_id,
-    );
-  }
-  return gone.length;
-}
-
-/**
  * The latest the run's alarm may ring for a call just admitted in run `run` (null: no bound):
  * by its key's expiry, and for a call left open, by the run's end, or its lease if later.
  */
@@ -119,7 +138,8 @@ export function settleLapsed(
   append: (d: EntryDraft, run: RunRow, of: number) => void,
 ): RunRow | null {
   const run = readRun(sql);
-  if (run !== null) abandonExpired(sql, run, now, (d, of) => append(d, run, of));
+  if (run === null) return null;
+  for (const open of expiredOpen(sql, now)) lapseCall(sql, open.call_id, run, now, append);
   return run;
 }
 

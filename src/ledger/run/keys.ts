@@ -43,24 +43,25 @@ export function readKey(sql: SqlStorage, key: string): KeyState | null {
 
 /**
  * Take the key for an admitted call: `in_flight` with a lease, or `done` at once when the
- * outcome is already known. Returns the call that held the key past its lease, if one did:
- * its outcome is unknown, and the caller records it as abandoned.
+ * outcome is already known; with whether its upstream honours it, as the call was sent. A key
+ * is taken only when it is new or `retryable` (admission.ts): a call that held it past its
+ * lease was settled first (abandon.ts).
  */
 export function holdKey(
   sql: SqlStorage,
   key: string,
   p: LedgerProposal,
-  stored: KeyState | null,
   now: number,
   retentionMs: number,
-): string | null {
-  const overtaken = stored?.phase === "in_flight" ? stored.callId : null;
+): void {
   const settled = p.outcome !== null;
   sql.exec(
-    `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO idempotency_key (key, fingerprint, phase, call_id, lease_expires_at, status, body,
+       expires_at, upstream_idempotent)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET phase = excluded.phase, call_id = excluded.call_id,
-       lease_expires_at = excluded.lease_expires_at, status = excluded.status, body = excluded.body`,
+       lease_expires_at = excluded.lease_expires_at, status = excluded.status, body = excluded.body,
+       upstream_idempotent = excluded.upstream_idempotent`,
     key,
     p.fingerprint,
     settled ? "done" : "in_flight",
@@ -69,8 +70,8 @@ export function holdKey(
     p.outcome?.status ?? null,
     p.outcome?.body ?? null,
     keyExpiresAt(now, retentionMs),
+    p.upstreamIdempotent === true ? 1 : 0,
   );
-  return overtaken;
 }
 
 /** The stored answer of a finished key. */

@@ -3,7 +3,7 @@
  * a person, charge the run and write the entry. The ledger runs this in one `transactionSync`
  * and does the waiting (the alarm, the run index) after it.
  */
-import { admit, endedRefusal, UNCAPPED } from "../../core/admission.ts";
+import { admit, endedRefusal, type KeyState, UNCAPPED } from "../../core/admission.ts";
 import { targetRuleOf } from "../../core/policy.ts";
 import type { Refusal } from "../../core/reasons.ts";
 import { approvalStep } from "../approvals/approval-step.ts";
@@ -27,15 +27,15 @@ import { callCaps, countUse } from "./usage.ts";
 export interface ProposeScope {
   /** The run's storage, its row (created if new), the decision's time and the one append. */
   ledger: LedgerScope;
-  /** Close the open entry of a call whose key another call took over. */
-  abandon: (callId: string, run: RunRow) => void;
+  /** Settle a call that held the proposal's key past its lease (abandon.ts, lapseCall). */
+  lapse: (callId: string, run: RunRow) => void;
 }
 
 /**
  * Keep a refusal in the run's log: without the call's body when the run ended, only counted
  * when the log is full (refusal-keep.ts).
  */
-export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft): void {
+export function keepRefusal(s: Omit<ProposeScope, "lapse">, draft: AuditDraft): void {
   const { sql, run, append } = s.ledger;
   if (logFull(lastSeq(sql), s.ledger.fence.policy.max_audit_entries_per_run)) {
     countRefusal(sql, draft.reason ?? "unknown");
@@ -49,7 +49,7 @@ export function keepRefusal(s: Omit<ProposeScope, "abandon">, draft: AuditDraft)
 }
 
 /** Record a call refused at the gate; a run that ended refuses it for that. Answers the refusal. */
-export function recordRejection(s: Omit<ProposeScope, "abandon">, r: Rejection): Refusal {
+export function recordRejection(s: Omit<ProposeScope, "lapse">, r: Rejection): Refusal {
   const { run, now } = s.ledger;
   const ended = endedRefusal({ haltedAt: run.halted_at, deadlineAt: run.deadline_at }, now);
   const refusal = ended ?? r.refusal;
@@ -57,12 +57,24 @@ export function recordRejection(s: Omit<ProposeScope, "abandon">, r: Rejection):
   return refusal;
 }
 
+/**
+ * The key's state; a call that held it past its lease (its worker died) is settled first, as a
+ * read of the run would settle it, so the key says what a new proposal with it gets.
+ */
+function heldKey(s: ProposeScope, key: string): KeyState | null {
+  const { sql, run, now } = s.ledger;
+  const stored = readKey(sql, key);
+  if (stored?.phase !== "in_flight" || now < stored.leaseExpiresAt) return stored;
+  s.lapse(stored.callId, run);
+  return readKey(sql, key);
+}
+
 /** Decide the call; `version` is the policy's, for an approval. */
 export function decideProposal(s: ProposeScope, p: LedgerProposal, version: string): LedgerAnswer {
   const { sql, run, now, append, fence } = s.ledger;
   const key = mutationKey(p);
   const limits = runLimits(run, fence);
-  const stored = key === null ? null : readKey(sql, key);
+  const stored = key === null ? null : heldKey(s, key);
   // A cache hit never reaches the tool: no cap binds it. (A tool the fence answers
   // itself also comes with its outcome, but it did run.)
   const reaches = p.outcome?.decision !== "cached";
@@ -90,9 +102,7 @@ export function decideProposal(s: ProposeScope, p: LedgerProposal, version: stri
   if ("kind" in asked) return asked;
   const row = chargeRun(sql, run, decision.charge);
   const uses = reaches ? countUse(sql, decision.charge, p.tool, p.target) : null;
-  const overtaken =
-    key === null ? null : holdKey(sql, key, p, stored, now, fence.policy.idempotency_retention_ms);
-  if (overtaken !== null) s.abandon(overtaken, row);
+  if (key !== null) holdKey(sql, key, p, now, fence.policy.idempotency_retention_ms);
   const outcome = p.outcome;
   const approvalId = asked.approvalId;
   append(

@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 4 migration steps. */
+/** The RunLedger's schema after its 5 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 4,
+  steps: 5,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -50,7 +50,7 @@ CREATE TABLE idempotency_key (
      status INTEGER,
      body TEXT,
      expires_at INTEGER NOT NULL
-   ) WITHOUT ROWID;
+   , upstream_idempotent INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
 CREATE TABLE audit (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,

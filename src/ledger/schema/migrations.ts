@@ -153,4 +153,8 @@ export const MIGRATIONS: readonly string[] = [
   // approval the alarm expired is `expiry_unreported` until the call's next proposal is told.
   `ALTER TABLE approval ADD COLUMN origin TEXT;
    ALTER TABLE approval ADD COLUMN expiry_unreported INTEGER NOT NULL DEFAULT 0;`,
+  // Whether the key's upstream honours it (the contract's `upstream.idempotent` when the key was
+  // last sent): a call abandoned mid-way is handed to a retry only then (run/abandon.ts). A key
+  // kept from before says it does not, the side on which nothing is sent twice.
+  "ALTER TABLE idempotency_key ADD COLUMN upstream_idempotent INTEGER NOT NULL DEFAULT 0",
 ];
