@@ -117,7 +117,7 @@ function auditLines(fence: Fence): string[] {
       : "sensitive arguments (the audit keeps hmac-sha256:<hex>, never the value):",
     ...marked,
     `audit_unparsed: ${fence.policy.audit_unparsed} (${unparsed})`,
-    `audit entries kept in full per run: ${fence.policy.max_audit_entries_per_run} (a refusal past them is counted per reason)`,
+    `audit entries kept in full per run: ${fence.policy.max_audit_entries_per_run} (a refusal past them is counted per reason, but the first of each reason and tool)`,
   ];
 }
 

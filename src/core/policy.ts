@@ -80,7 +80,10 @@ export const PolicySchema = v.strictObject({
   max_pending_approvals_per_tenant: v.optional(PositiveInt, 50),
   /** Most approval pages the webhook sends per tenant in a minute; the rest wait in the list. */
   approval_pages_per_minute: v.optional(PositiveInt, 10),
-  /** Audit entries a run keeps in full; a refusal past them is counted per reason instead. */
+  /**
+   * Audit entries a run keeps in full; a refusal past them is counted per reason instead, but
+   * the first of each reason and tool (src/ledger/run/refusal-keep.ts).
+   */
   max_audit_entries_per_run: v.optional(v.pipe(PositiveInt, v.minValue(100)), 1_000),
   /** Result rules of every tool, over the built-in defaults (docs/result-rules.md). */
   results: v.optional(ResultRulesSchema),

@@ -45,7 +45,7 @@ export const RunViewSchema = v.strictObject({
   decisions: described(v.record(v.string(), Count), "How many audit entries carry each decision."),
   refusals_counted: described(
     v.record(v.string(), Count),
-    "Refusals counted by reason, not appended, once the log held its entry cap.",
+    "Refusals counted by reason, not appended, once the log held its entry cap (the first of each reason and tool is appended all the same).",
   ),
 });
 

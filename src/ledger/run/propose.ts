@@ -15,6 +15,7 @@ import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
 import type { LedgerScope } from "./operator.ts";
 import {
   countRefusal,
+  firstPastCap,
   logFull,
   refusalDraft,
   rejectionDraft,
@@ -33,12 +34,16 @@ export interface ProposeScope {
 
 /**
  * Keep a refusal in the run's log: without the call's body when the run ended, only counted
- * when the log is full (refusal-keep.ts).
+ * when the log is full and it is not the first of its reason and tool (refusal-keep.ts).
  */
 export function keepRefusal(s: Omit<ProposeScope, "lapse">, draft: AuditDraft): void {
-  const { sql, run, append } = s.ledger;
-  if (logFull(lastSeq(sql), s.ledger.fence.policy.max_audit_entries_per_run)) {
-    countRefusal(sql, draft.reason ?? "unknown");
+  const { sql, run, append, fence } = s.ledger;
+  const reason = draft.reason ?? "unknown";
+  if (
+    logFull(lastSeq(sql), fence.policy.max_audit_entries_per_run) &&
+    !firstPastCap(sql, reason, draft.tool, (tool) => fence.tools.has(tool))
+  ) {
+    countRefusal(sql, reason);
     return;
   }
   const ended = endedRefusal(

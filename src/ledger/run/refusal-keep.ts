@@ -3,7 +3,11 @@
  * bound: a call of a run that ended (halted, or past its deadline) is kept without its body,
  * since the run's end refused it before anything the call said mattered; and once the log holds
  * the policy's `max_audit_entries_per_run`, a refusal is counted per reason on the run's row
- * instead of appended. Admitted calls are always appended: the budget and caps bound them.
+ * instead of appended, except the first of each reason and tool, which is still appended in
+ * full: a flood of cheap refusals cannot hide a refusal of another kind (a forged
+ * `delete_everything`). Tool names no contract has are the caller's to choose, so they share
+ * one slot: what is kept past the cap is bounded by the reasons times the contracts (plus one).
+ * Admitted calls are always appended: the budget and caps bound them.
  */
 import { DECISION_TABLE, type Refusal } from "../../core/reasons.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
@@ -40,6 +44,27 @@ export function withoutBody(draft: AuditDraft): AuditDraft {
 /** Whether a log of `entries` entries is full (`max` kept): a later refusal is counted. */
 export function logFull(entries: number, max: number): boolean {
   return entries >= max;
+}
+
+/**
+ * Whether a refusal of `reason` of `tool` (null: none could be read) is the first of its kind
+ * past the log's cap, and so appended; the kind is marked kept. A tool `known` to no contract
+ * is kept under '', with every other such name.
+ */
+export function firstPastCap(
+  sql: SqlStorage,
+  reason: string,
+  tool: string | null,
+  known: (tool: string) => boolean,
+): boolean {
+  const kind = tool !== null && known(tool) ? tool : "";
+  return (
+    sql.exec(
+      "INSERT INTO refusal_kept (reason, tool) VALUES (?, ?) ON CONFLICT DO NOTHING",
+      reason,
+      kind,
+    ).rowsWritten > 0
+  );
 }
 
 /** Count one refusal of `reason` on the run's row. */

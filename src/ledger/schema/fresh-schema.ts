@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 5 migration steps. */
+/** The RunLedger's schema after its 6 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 5,
+  steps: 6,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -126,6 +126,11 @@ CREATE TABLE approval_vote (
      actor TEXT NOT NULL,
      at INTEGER NOT NULL,
      PRIMARY KEY (approval_id, decider)
+   ) WITHOUT ROWID;
+CREATE TABLE refusal_kept (
+     reason TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     PRIMARY KEY (reason, tool)
    ) WITHOUT ROWID;
 CREATE INDEX audit_escalations ON audit (seq) WHERE decision = 'escalate';
 CREATE INDEX approval_by_call ON approval (tool, fingerprint, requested_at);

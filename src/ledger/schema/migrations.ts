@@ -157,4 +157,11 @@ export const MIGRATIONS: readonly string[] = [
   // last sent): a call abandoned mid-way is handed to a retry only then (run/abandon.ts). A key
   // kept from before says it does not, the side on which nothing is sent twice.
   "ALTER TABLE idempotency_key ADD COLUMN upstream_idempotent INTEGER NOT NULL DEFAULT 0",
+  // The refusals kept in full past the run's entry cap: one per reason and tool, a tool no
+  // contract has being '' (run/refusal-keep.ts), so the table is bounded by the contracts.
+  `CREATE TABLE refusal_kept (
+     reason TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     PRIMARY KEY (reason, tool)
+   ) WITHOUT ROWID;`,
 ];
