@@ -289,7 +289,10 @@ export function decidable(state: ApprovalState, now: number): Refusal | null {
  */
 export type PersonId = Pick<PersonPrincipal, "iss" | "sub" | "email" | "email_verified">;
 
-/** Who decides an approval: a stable id (one approval each) and the person, if one. */
+/**
+ * Who decides an approval, or proposed its call: a stable id (one approval each) and the
+ * person, if one.
+ */
 export interface Decider {
   /** `key:<key id>` (`key:development` for the development key) or `person:<iss> <sub>`. */
   id: string;
@@ -317,14 +320,19 @@ export function deciderOf(principal: AuditPrincipal | undefined, actor: string):
 const UNVERIFIED =
   " Your identity provider did not say it verified your email, so the fence matches you by subject only.";
 
+/** The development key's decider id: under local development it is every role at once. */
+const DEVELOPMENT_DECIDER = "key:development";
+
 /**
  * Whether this decider may decide an approval the rule asked for, of a call proposed by
- * `proposer` (the person whose agent proposed it; null when no person is known), or why not.
+ * `proposer` (the person or key whose call it is, as a decider; null when unknown), or why not.
+ * The proposer may not decide it unless the rule says `self_approval`, whether a person or an
+ * operator key; only the development key, one local developer in every role, is not held to it.
  */
 export function mayDecide(
   rule: ApprovalRule,
   decider: Decider,
-  proposer: PersonId | null,
+  proposer: Decider | null,
   id: string,
 ): Refusal | null {
   const d = decidersOf(rule);
@@ -340,13 +348,11 @@ export function mayDecide(
       return refuse("approver_not_allowed", detail);
     }
   }
-  const self =
-    proposer !== null &&
-    decider.person !== null &&
-    proposer.iss === decider.person.iss &&
-    proposer.sub === decider.person.sub;
+  const self = proposer?.id === decider.id && decider.id !== DEVELOPMENT_DECIDER;
   if (self && !d.self_approval) {
-    const detail = `Approval ${id}: your own agent proposed this call, and rule ${rule.name} does not let the proposer approve it; another approver must.`;
+    const who =
+      decider.person === null ? "this key proposed this call" : "your own agent proposed this call";
+    const detail = `Approval ${id}: ${who}, and rule ${rule.name} does not let the proposer approve it; another approver must.`;
     return refuse("self_approval_not_allowed", detail);
   }
   return null;

@@ -101,10 +101,12 @@ describe("approval notifications, Slack-compatible and signed", () => {
 
   it("announce an operator's decision with who decided and the note, as text Slack shows", async () => {
     const operator = await callerWith({ role: "operator" });
+    // Another operator decides: the key that proposed a call may not decide it.
+    const decider = (await callerWith({ role: "operator", tenant: operator.tenant })).key ?? "";
     const run = newRun();
     const pending = await ask(operator, run, "k-notice-decided");
     const note = "<!channel> page on-call & the owner";
-    const res = await decide(run, pending.approval_id, "approve", note, operator.key ?? "");
+    const res = await decide(run, pending.approval_id, "approve", note, decider);
     expect(res.status).toBe(200);
     const body = await noticeOf("approval.decided", pending.approval_id);
     expect(body).toMatchObject({ status: "approved", note, decided_by: expect.any(String) });
@@ -115,7 +117,7 @@ describe("approval notifications, Slack-compatible and signed", () => {
     expect(JSON.stringify(body.blocks)).not.toContain("<!channel>");
 
     const denied = await ask(operator, run, "k-notice-denied");
-    await decide(run, denied.approval_id, "deny", "not an outage", operator.key ?? "");
+    await decide(run, denied.approval_id, "deny", "not an outage", decider);
     const refusal = await noticeOf("approval.decided", denied.approval_id);
     expect(refusal).toMatchObject({ status: "denied", note: "not an outage" });
     expect(refusal.text).toMatch(/^Denied by /);

@@ -44,7 +44,9 @@ describe("the operator's approval routes", () => {
       [ids[0], runs[0]],
       [ids[1], runs[1]],
     ]);
-    await decide(runs[0] ?? "", ids[0] ?? "", "approve", "", operator.key ?? "");
+    // Another operator decides: the key that proposed a call may not approve it.
+    const colleague = await callerWith({ role: "operator", tenant: operator.tenant });
+    await decide(runs[0] ?? "", ids[0] ?? "", "approve", "", colleague.key ?? "");
     const left = await json<Listed>(await operator.get("/v1/approvals?status=pending"));
     expect(left.approvals.map((a) => a.approval_id)).toEqual([ids[1]]);
     const approved = await json<Listed>(await operator.get("/v1/approvals?status=approved"));

@@ -21,13 +21,14 @@ function formOf(page: string, id: string): string {
 describe("the console shows who decides an approval and how many approvals it still needs", () => {
   it("counts the approvals toward a quorum, naming who gave them", async () => {
     const tenant = `t-${crypto.randomUUID()}`;
-    const [first, second] = await Promise.all([
+    const [agent, first, second] = await Promise.all([
+      callerWith({ tenant, role: "agent" }),
       callerWith({ tenant, role: "operator" }),
       callerWith({ tenant, role: "operator" }),
     ]);
     const run = newRun();
     const call = ticket(`INC-${crypto.randomUUID()}`);
-    const id = (await pendingOf(await first.propose(run, call))).approval_id;
+    const id = (await pendingOf(await agent.propose(run, call))).approval_id;
     const browser = await signedIn(first.key ?? "");
     const before = formOf(await (await browser.get(`/console/runs/${run}`)).text(), id);
     expect(before).toContain("Any operator of the tenant may decide.");
@@ -50,7 +51,7 @@ describe("the console shows who decides an approval and how many approvals it st
     expect(await again.text()).toContain("You already approved this; another approver must.");
     const other = await signedIn(second.key ?? "");
     expect((await other.post(path, { decision: "approve" })).status).toBe(303);
-    expect((await first.propose(run, call)).status).toBe(200);
+    expect((await agent.propose(run, call)).status).toBe(200);
   });
 
   it("names the people a rule leaves the decision to, and tells anyone else why not", async () => {

@@ -3,13 +3,15 @@ import { pendingOf, urgentTicket } from "../approvals/helpers.ts";
 import { callerWith, newRun } from "../helpers.ts";
 import { ConsoleClient, signedIn } from "./browser.ts";
 
+/** An approval asked by an agent's call, and an operator of its tenant to decide it. */
 async function pendingApproval() {
   const operator = await callerWith({ role: "operator" });
+  const agent = await callerWith({ role: "agent", tenant: operator.tenant });
   const run = newRun();
   const call = urgentTicket(`k-page-${crypto.randomUUID().slice(0, 8)}`);
-  const pending = await pendingOf(await operator.propose(run, call));
+  const pending = await pendingOf(await agent.propose(run, call));
   const page = `/console/runs/${run}/approvals/${pending.approval_id}`;
-  return { operator, run, call, page, id: pending.approval_id };
+  return { operator, agent, run, call, page, id: pending.approval_id };
 }
 
 describe("console page of one approval", () => {
@@ -30,7 +32,7 @@ describe("console page of one approval", () => {
   });
 
   it("shows the call with its form, and what became of it once decided and run", async () => {
-    const { operator, run, call, page, id } = await pendingApproval();
+    const { operator, agent, run, call, page, id } = await pendingApproval();
     const browser = await signedIn(operator.key ?? "");
     const open = await browser.get(page);
     expect(open.status).toBe(200);
@@ -40,7 +42,7 @@ describe("console page of one approval", () => {
     expect(html).toContain("Checkout is down");
     expect((await browser.post(page, { decision: "approve" })).status).toBe(303);
     expect(await (await browser.get(page)).text()).toContain("It is approved");
-    expect((await operator.propose(run, call)).status).toBe(200);
+    expect((await agent.propose(run, call)).status).toBe(200);
     const after = await (await browser.get(page)).text();
     expect(after).toContain("the call has run");
     expect(after).not.toContain(`id="approval-${id}"`);

@@ -3,9 +3,14 @@ import { pendingOf, urgentTicket } from "../approvals/helpers.ts";
 import { callerWith, json, newRun } from "../helpers.ts";
 import { signedIn } from "./browser.ts";
 
+/**
+ * An operator key proposing calls, and a colleague of its tenant signed in to the console to
+ * decide them: the key that proposed a call may not approve it.
+ */
 async function operatorWithConsole() {
   const operator = await callerWith({ role: "operator" });
-  return { operator, browser: await signedIn(operator.key ?? "") };
+  const colleague = await callerWith({ role: "operator", tenant: operator.tenant });
+  return { operator, browser: await signedIn(colleague.key ?? "") };
 }
 
 describe("console approvals and escalations", () => {

@@ -7,9 +7,11 @@ import {
   type ApprovalRule,
   type ApprovalState,
   type ApprovalStatus,
+  type Decider,
+  deciderOf,
   decidersOf,
-  type PersonId,
 } from "../../core/approval.ts";
+import type { AuditPrincipal } from "../../core/principal.ts";
 import type { ApprovalView } from "./approval-types.ts";
 
 /** An `approval` row. */
@@ -138,12 +140,14 @@ export function openApproval(sql: SqlStorage, a: NewApproval): string {
   return id;
 }
 
-/** The person whose agent proposed the approval's call, or null when no person is known. */
-export function proposerOf(row: ApprovalRow): PersonId | null {
+/**
+ * Who proposed the approval's call, as a decider (core/approval.ts): the person, or the key,
+ * whose call it is, through an OAuth grant too; null when neither is known.
+ */
+export function proposerOf(row: ApprovalRow): Decider | null {
   if (row.proposer === null) return null;
-  const p = JSON.parse(row.proposer) as { kind?: string; iss?: string; sub?: string };
-  if (p.kind !== "person" || p.iss === undefined || p.sub === undefined) return null;
-  return { iss: p.iss, sub: p.sub };
+  const p = JSON.parse(row.proposer) as AuditPrincipal;
+  return p.kind === "person" || p.kind === "key" ? deciderOf(p, "") : null;
 }
 
 /** One approval of a pending approval, by a decider (`decider` id: core/approval.ts). */
