@@ -11,7 +11,7 @@
  * lists now, reading the pins as data; exit 1 on drift, 3 when a server cannot be listed.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import {
   describeListingFinding,
@@ -20,9 +20,17 @@ import {
 } from "../src/core/guardrails/listing-scan.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
 import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
-import { type ImportOptions, pinFile, renderContract } from "./lib/mcp/contract-file.ts";
+import {
+  type ImportOptions,
+  importsFrom,
+  pinFile,
+  renderContract,
+} from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable } from "./lib/mcp/drift.ts";
 import { type ListedTool, type Pin, readPins } from "./lib/mcp/pin.ts";
+
+/** The project's root: the fence's modules an imported file needs are found from it. */
+const ROOT = resolve(import.meta.dirname, "..");
 
 /** The exit code when a server could not be listed: nothing was compared, which is not drift. */
 const UNREACHABLE_EXIT = 3;
@@ -125,7 +133,8 @@ async function runImport(flags: Flags): Promise<number> {
   const tools = wanted === undefined ? listed : listed.filter((t) => wanted.includes(t.name));
   const out = flags.out ?? "contracts";
   mkdirSync(out, { recursive: true });
-  const options = importOptions(url, flags, headers);
+  // The file's imports are relative to the folder it is written to, so it builds wherever it lands.
+  const options = { ...importOptions(url, flags, headers), imports: importsFrom(out, ROOT) };
   // A name must not imitate another tool of the server, nor one the folder already pins.
   const known = [...listed.map((t) => t.name), ...pinnedNames(out)];
   let refused = 0;

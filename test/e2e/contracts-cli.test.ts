@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -40,9 +40,8 @@ async function load(file: string): Promise<ToolContract> {
 
 beforeAll(async () => {
   server = await startEverything();
-  // Inside the project, so the files resolve valibot; with the content schemas they import.
+  // Inside the project, so the files resolve valibot and the fence's modules they import.
   out = mkdtempSync(join(root, "test/e2e/.imported-"));
-  copyFileSync(join(root, "contracts/mcp-content.ts"), join(out, "mcp-content.ts"));
 });
 
 afterAll(async () => {

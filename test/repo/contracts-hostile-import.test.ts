@@ -1,23 +1,13 @@
-import { execFile } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolContract } from "../../src/core/contract.ts";
+import { contracts, ROOT } from "./contracts-cli.ts";
 import { type ListingServer, listingServer } from "./mcp-test-server.ts";
 
 // A server that lists code where data belongs: nothing it sends may ever run.
-const ROOT = resolve(import.meta.dirname, "../..");
 // Inside the project, so generated files resolve valibot; ignored by git.
 const dir = mkdtempSync(join(ROOT, "test/repo/.imported-"));
 const mark = join(dir, "ran");
@@ -46,29 +36,8 @@ const tools = [
 let server: ListingServer;
 let imported: { code: number; out: string; err: string };
 
-const run = promisify(execFile);
-
-/** The command line as a user runs it; asynchronously, since this process serves the MCP. */
-async function contracts(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, "scripts/contracts.ts"), ...args],
-      {
-        cwd: ROOT,
-        timeout: 30_000,
-      },
-    );
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const failed = e as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout, err: failed.stderr };
-  }
-}
-
 beforeAll(async () => {
   server = await listingServer(tools);
-  copyFileSync(join(ROOT, "contracts/mcp-content.ts"), join(dir, "mcp-content.ts"));
   imported = await contracts("import", "--mcp", server.url, "--out", dir);
 }, 60_000);
 
@@ -81,9 +50,7 @@ describe("npm run contracts -- import from a hostile server", () => {
   it("refuses a tool name outside the conservative pattern, writing nothing for it", () => {
     expect(imported.code).toBe(1);
     expect(imported.err).toContain(`refused ${JSON.stringify(hostileName)}`);
-    expect(readdirSync(dir).sort()).toEqual(
-      ["lookup.pin.json", "lookup.ts", "mcp-content.ts"].sort(),
-    );
+    expect(readdirSync(dir).sort()).toEqual(["lookup.pin.json", "lookup.ts"]);
   });
 
   it("writes every string the server sent as a literal: loading the contract runs nothing", async () => {

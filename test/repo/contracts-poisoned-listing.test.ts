@@ -1,14 +1,12 @@
-import { execFile } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drift, driftTable } from "../../scripts/lib/mcp/drift.ts";
 import { pinnedSchema, schemaHash } from "../../scripts/lib/mcp/pin.ts";
+import { contracts, ROOT } from "./contracts-cli.ts";
 import { type ListingServer, listingServer } from "./mcp-test-server.ts";
 
 // A server whose listing carries instructions for the model and a tool imitating another.
-const ROOT = resolve(import.meta.dirname, "../..");
 const object = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
 const tools = [
   { name: "create_ticket", description: "Create a ticket.", inputSchema: object },
@@ -25,32 +23,12 @@ const tools = [
   },
 ];
 
-const run = promisify(execFile);
-
-async function contracts(...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      [join(ROOT, "scripts/contracts.ts"), ...args],
-      {
-        cwd: ROOT,
-        timeout: 30_000,
-      },
-    );
-    return { code: 0, out: stdout, err: stderr };
-  } catch (e) {
-    const failed = e as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout, err: failed.stderr };
-  }
-}
-
 let server: ListingServer;
 const dirs: string[] = [];
 
 function folder(): string {
   // Inside the project, so generated files resolve valibot; ignored by git.
   const dir = mkdtempSync(join(ROOT, "test/repo/.imported-"));
-  copyFileSync(join(ROOT, "contracts/mcp-content.ts"), join(dir, "mcp-content.ts"));
   dirs.push(dir);
   return dir;
 }
@@ -81,7 +59,7 @@ describe("npm run contracts -- import of a poisoned listing", () => {
       /finding in summary: long_description at description: \d+ characters/,
     );
     expect(imported.err).toContain("refused lookup: its listing has findings");
-    expect(readdirSync(dir).sort()).toEqual(["mcp-content.ts", "summary.pin.json", "summary.ts"]);
+    expect(readdirSync(dir).sort()).toEqual(["summary.pin.json", "summary.ts"]);
     const pin = JSON.parse(readFileSync(join(dir, "summary.pin.json"), "utf8"));
     expect(pin.findings).toEqual([
       expect.objectContaining({ kind: "long_description", at: "description" }),

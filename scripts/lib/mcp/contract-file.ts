@@ -3,6 +3,7 @@
  * it the pin as JSON: the upstream's source URL, remote tool name, schema and its hash.
  */
 
+import { relative, resolve, sep } from "node:path";
 import type { ListingFinding } from "../../../src/core/guardrails/listing-scan.ts";
 import { literal } from "./literal.ts";
 import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
@@ -20,6 +21,38 @@ export interface ImportOptions {
   auth?: { header: string; secret: string; scheme?: string };
   /** What the listing scan found in the tool, pinned with it; none if absent. */
   findings?: readonly ListingFinding[];
+  /**
+   * Where the file imports the fence's modules from, relative to the folder it is written to
+   * (`importsFrom`); those of the default folder, `contracts/`, if absent.
+   */
+  imports?: ContractImports;
+}
+
+/** The module specifiers of an imported contract file's imports of the fence's own code. */
+export interface ContractImports {
+  /** Of `src/core/contract.ts`. */
+  contract: string;
+  /** Of `contracts/mcp-content.ts`. */
+  content: string;
+}
+
+/** The imports of a file written to `contracts/`. */
+const CONTRACTS_FOLDER: ContractImports = {
+  contract: "../src/core/contract.ts",
+  content: "./mcp-content.ts",
+};
+
+/**
+ * The imports of a file written to `folder`, for a project at `root`: relative specifiers
+ * with `/` whatever the platform, and `./` before one that does not climb (an ES module
+ * specifier without it would name a package).
+ */
+export function importsFrom(folder: string, root: string): ContractImports {
+  const from = (file: string) => {
+    const path = relative(resolve(folder), resolve(root, file)).split(sep).join("/");
+    return path.startsWith("../") ? path : `./${path}`;
+  };
+  return { contract: from("src/core/contract.ts"), content: from("contracts/mcp-content.ts") };
 }
 
 /** A rendered contract file and its pin, or why the tool cannot be imported strictly. */
@@ -81,9 +114,10 @@ export function renderContract(tool: ListedTool, options: ImportOptions): Render
   const readOnly = tool.annotations?.readOnlyHint === true;
   const structured = output === null ? "" : `,\n    structuredContent: ${indent(output.code, 4)}`;
   const exportName = camel(name);
+  const imports = options.imports ?? CONTRACTS_FOLDER;
   const text = `import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
-import { McpContentList } from "./mcp-content.ts";
+import type { ToolContract } from ${literal(imports.contract)};
+import { McpContentList } from ${literal(imports.content)};
 import pin from "./${pinFile(name)}" with { type: "json" };
 
 /**
