@@ -119,11 +119,17 @@ async function scale(): Promise<void> {
   }
 }
 
-/** The CPU profiles alone, against a fresh fence and floor; printed, not written. */
+/**
+ * The CPU profiles alone, against a fresh fence and floor, both unminified so the profiles
+ * name each function as the source does; printed, not written.
+ */
 async function profile(): Promise<void> {
-  process.stderr.write("starting wrangler dev: the fence and the floor…\n");
-  const tables = await withFenceAndFloor(DISK_STATE, (fence, floor) =>
-    benchProfile({ fence, floor }, quick),
+  process.stderr.write("starting wrangler dev, unminified: the fence and the floor…\n");
+  const tables = await withFenceAndFloor(
+    DISK_STATE,
+    (fence, floor) => benchProfile({ fence, floor }, quick),
+    true,
+    false,
   );
   process.stdout.write(`\n${tables.map(plain).join("\n")}\n${machine()}\n`);
 }

@@ -80,7 +80,7 @@ export interface Scenario {
 
 const JSON_HEADERS = { ...authHeaders(DEFAULT_KEY), "Content-Type": "application/json" };
 export const NOOP = JSON.stringify({ tool: "noop", args: {} });
-const REPEATED_READ = JSON.stringify({
+export const REPEATED_READ = JSON.stringify({
   tool: "fetch_service_logs",
   args: { service: "checkout", window: "5m" },
 });

@@ -2,10 +2,14 @@
  * `npm run bench -- --profile`: where a call's time goes inside the workerd that runs the code,
  * read from V8's sampling profiler over the inspector `wrangler dev` opens. That workerd runs
  * the worker and its Durable Objects on one thread, SQLite included, so its busy time per call
- * is what req/s follows under load. The fence's `noop` and `add_comment` rows and their floors'
- * (one insert; two steps around the tickets service) are profiled under the same load,
- * alternated over rounds; printed, not written to BENCHMARKS.md.
+ * is what req/s follows under load. Every fence path with a CPU target (`noop`, the cache hit,
+ * the refused call, `add_comment`, `create_ticket`) and the floors they are held against (one
+ * insert; each mutation's floor keeping an idempotency key) are profiled under the same load,
+ * alternated over rounds; printed, not written to BENCHMARKS.md. Each profile is also kept as
+ * a `.cpuprofile` file (for DevTools) under `PROFILE_DIR`.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import type { DevServer } from "../lib/dev-server.ts";
 import {
@@ -13,6 +17,7 @@ import {
   floorRequest,
   median,
   NOOP,
+  REPEATED_READ,
   rotating,
   seedFloorTickets,
   seedTickets,
@@ -23,7 +28,7 @@ import type { Table } from "./table.ts";
 /** A node of a V8 CPU profile (the inspector's `Profiler.Profile`). */
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber?: number };
   children?: number[];
 }
 
@@ -37,6 +42,9 @@ export interface CpuProfile {
 /** Samples every 100 µs: fine enough for parts of a 2 ms call, coarse enough not to slow it. */
 const SAMPLING_US = 100;
 const CONNECTIONS = 8;
+
+/** Where each row's profile of each round is written, one `.cpuprofile` file each. */
+export const PROFILE_DIR = ".wrangler/bench-profiles";
 
 /** A DevTools protocol session with one inspector target. */
 class Inspector {
@@ -104,6 +112,7 @@ async function profileLoad(
   server: DevServer,
   request: autocannon.Request,
   seconds: number,
+  expect: number,
 ): Promise<{ calls: number; profile: CpuProfile }> {
   const load = async (duration: number) => {
     const r = await autocannon({
@@ -112,7 +121,7 @@ async function profileLoad(
       duration,
       requests: [request],
     });
-    const wrong = unexpectedAnswers(r, 200);
+    const wrong = unexpectedAnswers(r, expect);
     if (wrong !== null) throw new Error(`profiled load on ${server.url}: ${wrong}`);
     return r;
   };
@@ -142,18 +151,7 @@ interface Sampled {
 
 /** Sampled time per function ("name file:line"), by the function that was running. */
 export function selfTimes(profile: CpuProfile): Map<string, Sampled> {
-  const label = new Map(
-    profile.nodes.map((n) => {
-      const { functionName, url, lineNumber } = n.callFrame;
-      const file = url.split("/").pop() ?? "";
-      return [
-        n.id,
-        file === ""
-          ? functionName || "(anonymous)"
-          : `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`,
-      ];
-    }),
-  );
+  const label = labels(profile);
   const out = new Map<string, Sampled>();
   profile.samples.forEach((id, i) => {
     const name = label.get(id) ?? "(unknown)";
@@ -165,6 +163,48 @@ export function selfTimes(profile: CpuProfile): Map<string, Sampled> {
   return out;
 }
 
+/** Each node's function as "name file:line" (a function without a file: its name alone). */
+function labels(profile: CpuProfile): Map<number, string> {
+  return new Map(
+    profile.nodes.map((n) => {
+      const { functionName, url, lineNumber } = n.callFrame;
+      const file = url.split("/").pop() ?? "";
+      return [
+        n.id,
+        file === ""
+          ? functionName || "(anonymous)"
+          : `${functionName || "(anonymous)"} ${file}:${lineNumber + 1}`,
+      ];
+    }),
+  );
+}
+
+/**
+ * Busy samples per function on the stack ("total" time): each sample counted once for every
+ * function anywhere on its stack (once, however deep it recurses), idle and V8's own samples
+ * left out. Counted in samples, not µs: a sample that carries the time the thread waited for a
+ * core would charge that wait to whatever ran first, and a count does not.
+ */
+export function stackSamples(profile: CpuProfile): { busy: number; on: Map<string, number> } {
+  const label = labels(profile);
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+  const on = new Map<string, number>();
+  let busy = 0;
+  for (const id of profile.samples) {
+    const self = label.get(id) ?? "(unknown)";
+    if (self === IDLE || OVERHEAD.has(self)) continue;
+    busy += 1;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const fn = label.get(at) ?? "(unknown)";
+      if (fn !== "(root)") seen.add(fn);
+    }
+    for (const fn of seen) on.set(fn, (on.get(fn) ?? 0) + 1);
+  }
+  return { busy, on };
+}
+
 /** One row's profiles over the rounds: calls and sampled µs per function, summed. */
 interface Profiled {
   name: string;
@@ -172,6 +212,9 @@ interface Profiled {
   busy: number[];
   calls: number;
   self: Map<string, Sampled>;
+  /** Busy samples (JavaScript and its native calls) and, per function, those it was on. */
+  busySamples: number;
+  onStack: Map<string, number>;
 }
 
 /** The samples of the functions `keep` picks, and their µs. */
@@ -206,9 +249,22 @@ function topFunctions(p: Profiled, n: number): [string, number, number][] {
     .map(([fn, t]) => [fn, t.us / 1000 / p.calls, t.us / t.samples]);
 }
 
+/** A row of the profile: what loads which server, and the index of its floor's row. */
+interface ProfileRow {
+  name: string;
+  server: DevServer;
+  request: autocannon.Request;
+  /** The status every answer must have: 200 unless the row measures a refusal. */
+  expect?: number;
+  floor?: number;
+}
+
+/** The functions a path's share of busy samples is read for, with the most on the stack. */
+const STACK_TOP = 25;
+
 /**
- * Rounds of profiles of the `noop` beside the one-insert floor and of `add_comment` beside the
- * comment floor, alternated: two tables.
+ * Rounds of profiles of each fence path that has a CPU target beside the floor it is held
+ * against, alternated: three tables (busy time, self time, time on the stack).
  */
 export async function benchProfile(
   servers: { fence: DevServer; floor: DevServer },
@@ -219,25 +275,55 @@ export async function benchProfile(
   const prefix = `profile-${Date.now().toString(36)}`;
   await seedTickets(servers.fence.url, prefix);
   await seedFloorTickets(servers.floor.url);
-  // Each fence row right after its floor; `floor` is the index of a row's floor.
-  const rows = [
-    { name: "floor: one insert", server: servers.floor, request: floorRequest(prefix, "one") },
+  const { fence, floor } = servers;
+  const rows: ProfileRow[] = [
+    { name: "floor: one insert", server: floor, request: floorRequest(prefix, "one") },
     {
       name: "noop call",
-      server: servers.fence,
+      server: fence,
       request: rotating(`${prefix}-noop`, 20, () => NOOP),
       floor: 0,
     },
     {
-      name: "floor: comment",
-      server: servers.floor,
-      request: floorRequest(`${prefix}-fc`, "comment"),
+      name: "cache hit",
+      server: fence,
+      request: rotating(`${prefix}-hit`, 20, () => REPEATED_READ),
+      floor: 0,
+    },
+    {
+      name: "refused call (malformed body)",
+      server: fence,
+      request: rotating(`${prefix}-bad`, 20, () => '{"tool":"noop","args":{}'),
+      expect: 400,
+      floor: 0,
+    },
+    {
+      name: "floor: comment, keyed",
+      server: floor,
+      request: floorRequest(`${prefix}-fc`, "comment-keyed"),
     },
     {
       name: "add_comment",
-      server: servers.fence,
+      server: fence,
       request: commentRequest(prefix, `${prefix}-com`),
-      floor: 2,
+      floor: 4,
+    },
+    {
+      name: "floor: ticket, keyed",
+      server: floor,
+      request: floorRequest(`${prefix}-ft`, "ticket-keyed"),
+    },
+    {
+      name: "create_ticket",
+      server: fence,
+      request: rotating(`${prefix}-mut`, 3, (i) =>
+        JSON.stringify({
+          tool: "create_ticket",
+          args: { ticket_id: `P-${prefix}-${i}` },
+          idempotency_key: `k-profile-${prefix}-${i}`,
+        }),
+      ),
+      floor: 6,
     },
   ];
   const profiled: Profiled[] = rows.map((r) => ({
@@ -245,7 +331,11 @@ export async function benchProfile(
     busy: [],
     calls: 0,
     self: new Map(),
+    busySamples: 0,
+    onStack: new Map(),
   }));
+  const kept = join(PROFILE_DIR, prefix);
+  mkdirSync(kept, { recursive: true });
   for (let round = 0; round < rounds; round++) {
     const order = rows.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
@@ -254,13 +344,24 @@ export async function benchProfile(
       const into = profiled[i];
       if (row === undefined || into === undefined) continue;
       process.stderr.write(`  profiling ${row.name}, round ${round + 1}…\n`);
-      const { calls, profile } = await profileLoad(row.server, row.request, seconds);
+      const { calls, profile } = await profileLoad(
+        row.server,
+        row.request,
+        seconds,
+        row.expect ?? 200,
+      );
+      const file = `${row.name.replace(/[^a-z0-9]+/gi, "-")}-${round + 1}.cpuprofile`;
+      writeFileSync(join(kept, file), JSON.stringify(profile));
       const self = selfTimes(profile);
       into.busy.push(total(self, notIdle).us / 1000 / calls);
       into.calls += calls;
       add(into.self, self);
+      const stack = stackSamples(profile);
+      into.busySamples += stack.busy;
+      for (const [fn, n] of stack.on) into.onStack.set(fn, (into.onStack.get(fn) ?? 0) + n);
     }
   }
+  process.stderr.write(`kept the profiles in ${kept}\n`);
   const floorBusy = (i: number) => {
     const floor = rows[i]?.floor;
     return floor === undefined ? Number.NaN : median(profiled[floor]?.busy ?? []);
@@ -320,7 +421,26 @@ export async function benchProfile(
       ]),
     ),
   };
-  return [busy, functions];
+  const stack: Table = {
+    title: "Where the busy time goes: share of busy samples on the stack, per function",
+    note:
+      "Each busy sample (idle and V8's own work left out) counted once for every function on its " +
+      "stack, over all rounds: a function's share is how much of the path's JavaScript and native " +
+      "work ran inside it, callees included; ms/call is that share of the path's median busy ms " +
+      "per call. Counted in samples, so a sample that carries a wait for a core weighs as " +
+      "much as any other.",
+    head: ["row", "function", "share of busy", "ms/call"],
+    rows: profiled.flatMap((p) =>
+      [...p.onStack]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, STACK_TOP)
+        .map(([fn, n]) => {
+          const share = n / p.busySamples;
+          return [p.name, fn, `${(100 * share).toFixed(1)}%`, (share * median(p.busy)).toFixed(3)];
+        }),
+    ),
+  };
+  return [busy, functions, stack];
 }
 
 /** A ratio to the row's floor, or nothing for a floor's own row. */

@@ -38,10 +38,18 @@ export const BENCH_POLICY = {
   max_open_runs_per_tenant: BENCH_OPEN_RUNS,
 };
 
-/** A fresh fence, its state under `root`, checked to answer the log tool at once. */
-export async function startFence(root: string, traced = true): Promise<DevServer> {
+/**
+ * A fresh fence, its state under `root`, checked to answer the log tool at once; built as its
+ * config says unless `minify` is given.
+ */
+export async function startFence(
+  root: string,
+  traced = true,
+  minify?: boolean,
+): Promise<DevServer> {
   mkdirSync(root, { recursive: true });
-  return startChecked({ stateRoot: root, env: tracing(traced), policy: BENCH_POLICY });
+  const built = minify === undefined ? {} : { minify };
+  return startChecked({ stateRoot: root, env: tracing(traced), policy: BENCH_POLICY, ...built });
 }
 
 /** A fresh bench fence with `options`, stopped again if its log backend is not instant. */
@@ -114,16 +122,19 @@ function leastLogLatency(cwd: string): number {
 
 /**
  * A fresh fence and floor worker, their state under `root` and wrangler's local tracing on or
- * off (`traced`), for `use`; both stopped after.
+ * off (`traced`), for `use`; both stopped after. `minify` builds both minified or not,
+ * whatever their configs say.
  */
 export async function withFenceAndFloor<T>(
   root: string,
   use: (fence: DevServer, floor: DevServer) => Promise<T>,
   traced = true,
+  minify?: boolean,
 ): Promise<T> {
-  const fence = await startFence(root, traced);
+  const fence = await startFence(root, traced, minify);
   try {
-    const options = { stateRoot: root, config: FLOOR_CONFIG, env: tracing(traced) };
+    const built = minify === undefined ? {} : { minify };
+    const options = { stateRoot: root, config: FLOOR_CONFIG, env: tracing(traced), ...built };
     const floor = await startDev({}, options);
     try {
       return await use(fence, floor);

@@ -65,6 +65,11 @@ export interface DevOptions {
    * the demo's. The checkout's files stay as they are.
    */
   policy?: Record<string, unknown>;
+  /**
+   * Build the worker minified or not, whatever its config says: the bench's CPU profiles run
+   * it unminified, so each function keeps its own name.
+   */
+  minify?: boolean;
 }
 
 /** The demo upstreams worker's config, beside the fence's in the checkout. */
@@ -189,6 +194,7 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
       throw e;
     }
   }
+  if (options.minify !== undefined) args.push(`--minify=${options.minify}`);
   args.push("--log-level", "warn");
   if (options.testScheduled === true) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
