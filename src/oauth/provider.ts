@@ -119,7 +119,25 @@ function providerFor(served: Served, env: Env): OAuthProvider<Env> {
 }
 
 /**
- * The worker's `fetch`: OAuth and `/mcp` through the provider, everything else to the app.
+ * The REST API's paths: authenticated by API keys, never by OAuth, and none of the provider's
+ * endpoints (`/mcp`, `/oauth/*`, `/.well-known/*`) lies under it.
+ */
+const API_PREFIX = "/v1/";
+
+/**
+ * Whether `url` (absolute, as workerd hands it over) names a path under the REST API. Read from
+ * the string, not parsed: a call pays no URL parse for it. A spelling this misses (a
+ * percent-encoded prefix) goes through the provider, which hands it to the app as well.
+ */
+export function isApiPath(url: string): boolean {
+  const scheme = url.indexOf("://");
+  return scheme > 0 && url.startsWith(API_PREFIX, url.indexOf("/", scheme + 3));
+}
+
+/**
+ * The worker's `fetch`: OAuth and `/mcp` through the provider, everything else to the app. The
+ * REST API goes to the app directly: the provider would only hand it on, after parsing its URL
+ * and matching it against each of its endpoints on every call.
  * Every request on which the library may fetch a Client ID Metadata Document names its client
  * at the authorization endpoint (the query's `client_id`, which the consent page's every step
  * carries) or at the token endpoint (which also revokes); both are checked here, before the
@@ -128,6 +146,7 @@ function providerFor(served: Served, env: Env): OAuthProvider<Env> {
 export function withOAuth(app: Handler, fence: Fence): Handler {
   return {
     async fetch(request, env, ctx) {
+      if (isApiPath(request.url)) return app.fetch(request, env, ctx);
       const origin = oauthOrigin(request, env);
       if (origin === null) return app.fetch(request, env, ctx);
       const served = {
