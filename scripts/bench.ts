@@ -2,11 +2,14 @@
  * `npm run bench [-- --quick]`: what the fence costs, as figures, never as assertions.
  * Prints each table and writes them all to BENCHMARKS.md with the machine and command.
  * `npm run bench -- --scale [--quick]` runs only the load simulation and prints it;
- * `npm run bench -- --profile [--quick]` only the CPU profiles of the `noop` and `add_comment`
+ * `npm run bench -- --profile [--quick]` only the CPU profiles of the paths with a CPU target
  * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
  * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
- * cost of tracing, on and off; `npm run bench -- --guard [--quick]` the result rules' cost per KiB;
- * `npm run bench -- --end-to-end [--quick]` the end-to-end table against the floor.
+ * cost of tracing, on and off; `npm run bench -- --result-rules [--quick]` the result rules' cost
+ * per KiB; `npm run bench -- --end-to-end [--quick]` the end-to-end table against the floor;
+ * `npm run bench -- --guard [--quick]` measures the end-to-end and keyed-mutation tables again,
+ * prints them and fails when a path's worker CPU ratio to its floor is more than 10 % above the
+ * one BENCHMARKS.md records (scripts/bench/cpu-guard.ts); it writes nothing.
  * A run rewrites only the sections of the tables it measured: every other section of
  * BENCHMARKS.md, hand-written ones too, is kept.
  */
@@ -14,6 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { benchBundle } from "./bench/bundle.ts";
 import { benchChain } from "./bench/chain.ts";
+import { GUARD_MARGIN, guardVerdicts, verdictTable } from "./bench/cpu-guard.ts";
 import { benchCritical } from "./bench/critical.ts";
 import { benchmarksDoc, hasSection } from "./bench/doc.ts";
 import { benchGate } from "./bench/gate.ts";
@@ -34,8 +38,9 @@ const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --profile [--quick]
        npm run bench -- --bundle
        npm run bench -- --telemetry [--quick]
-       npm run bench -- --guard [--quick]
-       npm run bench -- --end-to-end [--quick]`;
+       npm run bench -- --result-rules [--quick]
+       npm run bench -- --end-to-end [--quick]
+       npm run bench -- --guard [--quick]`;
 
 const { values: flags } = parseCli(
   {
@@ -46,8 +51,9 @@ const { values: flags } = parseCli(
       profile: { type: "boolean", default: false },
       bundle: { type: "boolean", default: false },
       telemetry: { type: "boolean", default: false },
-      guard: { type: "boolean", default: false },
+      "result-rules": { type: "boolean", default: false },
       "end-to-end": { type: "boolean", default: false },
+      guard: { type: "boolean", default: false },
     },
   },
   USAGE,
@@ -146,8 +152,35 @@ async function telemetry(): Promise<void> {
 }
 
 /** The result rules' table alone: printed, and put in place of (or after) its section. */
-async function guard(): Promise<void> {
+async function resultRules(): Promise<void> {
   rewriteApart(await benchGuard(quick), true);
+}
+
+/**
+ * The CPU guard: the end-to-end and keyed tables measured again against a fresh fence and
+ * floor, printed, and each guarded path's CPU ratio held against BENCHMARKS.md's; the run fails
+ * naming each path past its limit. BENCHMARKS.md is not written.
+ */
+async function cpuGuard(): Promise<void> {
+  const doc = readFileSync("BENCHMARKS.md", "utf8");
+  process.stderr.write("starting wrangler dev: the fence and the floor…\n");
+  const tables = await withFenceAndFloor(DISK_STATE, async (fence, floor) => {
+    const groups = { fence: fence.group, floor: floor.group };
+    const servers = { fence: fence.url, floor: floor.url, groups };
+    process.stderr.write("end to end…\n");
+    const endToEnd = await benchHttp(servers, quick);
+    process.stderr.write("mutations against keyed floors…\n");
+    return [endToEnd, await benchKeyed(servers, quick)];
+  });
+  const verdicts = guardVerdicts(doc, tables);
+  const shown = [...tables, verdictTable(verdicts)];
+  process.stdout.write(`\n${shown.map(plain).join("\n")}\n${machine()}\n`);
+  const failed = verdicts.filter((v) => !v.passed).map((v) => v.path);
+  if (failed.length > 0) {
+    const past = `${100 * GUARD_MARGIN} % above the recorded ratio`;
+    process.stderr.write(`guard: CPU per call over its floor ${past}: ${failed.join(", ")}\n`);
+    process.exitCode = 1;
+  }
 }
 /** The end-to-end table alone, against a fresh fence and floor: printed, and put in place of its section. */
 async function endToEnd(): Promise<void> {
@@ -175,8 +208,9 @@ async function main(): Promise<void> {
   if (flags.profile) return profile();
   if (flags.bundle) return bundle();
   if (flags.telemetry) return telemetry();
-  if (flags.guard) return guard();
+  if (flags["result-rules"]) return resultRules();
   if (flags["end-to-end"]) return endToEnd();
+  if (flags.guard) return cpuGuard();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
   for (const t of await benchGate(quick)) show(tables, t);

@@ -71,7 +71,7 @@ export async function benchGuard(quick: boolean): Promise<Table> {
       "rule on (`redact`). The secret formats (gitleaks' rule set, some 220) cost one pass " +
       "over each string for their keywords, then the patterns of the rules whose keywords it " +
       "holds. " +
-      "`npm run bench -- --guard` measures and rewrites this table alone.",
+      "`npm run bench -- --result-rules` measures and rewrites this table alone.",
     head: ["result", "KiB", "default µs", "default µs/KiB", "all rules µs", "all rules µs/KiB"],
     rows,
   };
