@@ -118,6 +118,20 @@ describe("a tool called as the principal", () => {
     expect(standIn.calls.every((c) => c.sub === "ada")).toBe(true);
   });
 
+  it("refreshes, before the next call, a token the upstream refused (401)", async () => {
+    const standIn = new StandIn().install();
+    const who = await principal();
+    const first = await callNotes(who);
+    await connect(standIn, connectUrlOf(first.body), who.key, "ada");
+    standIn.dropAccessOf("ada");
+    const refused = await callNotes(who, first.run);
+    expect(refused.res.status).toBe(502);
+    expect(refused.body).toMatchObject({ reason: "upstream_authz", decision: "escalate" });
+    const next = await callNotes(who, first.run);
+    expect(next.res.status, JSON.stringify(next.body)).toBe(200);
+    expect(standIn.grants.filter((g) => g === "refresh_token")).toHaveLength(1);
+  });
+
   it("deletes the connection when its refresh is refused (invalid_grant); the next call asks again", async () => {
     const standIn = new StandIn().install();
     const who = await principal();

@@ -105,6 +105,11 @@ export class StandIn {
     return back.href;
   }
 
+  /** End the access tokens of `sub` only, as a server that cut a token's life short would. */
+  dropAccessOf(sub: string): void {
+    for (const [token, issued] of this.access) if (issued.sub === sub) this.access.delete(token);
+  }
+
   /** End every token of `sub` at the server, as a person revoking the app there would. */
   revokeAllOf(sub: string): void {
     for (const map of [this.access, this.refresh]) {
