@@ -27,6 +27,10 @@ export default defineConfig({
                 FENCE_HOSTNAMES: "localhost",
                 // Signs console sessions; any 32 characters or more.
                 CONSOLE_SECRET: "test-console-secret-0123456789abcdef",
+                // The demo's OAuth-protected notes server, answered by test/connections/stand-in.ts.
+                MCP_NOTES_URL: "https://notes.example/mcp",
+                // Upstream connections' key ring: a test key, never a deployment's.
+                CONNECTION_KEYS: "test:6b0Y3cD5hK9pQ2rS4tU6vW8xZ1aB3cD5eF7gH9jK0lM",
               },
               // A small per-key limit keeps the flood test short; every test key is fresh.
               ratelimits: {

@@ -7,6 +7,7 @@ import { isLocalDevelopment } from "../src/http/local-dev.ts";
 import { createWorker } from "../src/worker.ts";
 import { FENCE } from "./fence.ts";
 
+export { PrincipalConnections } from "../src/connections/PrincipalConnections.ts";
 export { TargetClaims } from "../src/ledger/TargetClaims.ts";
 export { TenantIndex } from "../src/ledger/TenantIndex.ts";
 

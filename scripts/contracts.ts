@@ -1,7 +1,7 @@
 /**
- * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b] [--prefix p]
- *   [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
- * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
+ * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--auth oauth] [--tools a,b]
+ *   [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
+ * `npm run contracts -- drift [--mcp <url>] [--header …] [--auth oauth] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
  * Each tool's listing is scanned first (hidden characters, text addressed to the model, a name
@@ -9,6 +9,9 @@
  * written unless --accept-findings; every finding is printed and pinned with the contract.
  * drift: compare every pin of the folder (or those pinned from --mcp) with what its server
  * lists now, reading the pins as data; exit 1 on drift, 3 when a server cannot be listed.
+ * --auth oauth: the server is called as the principal (it answers 401 with its OAuth metadata);
+ * its tools are listed with the token of `--header`, or after a person allows it in a browser
+ * (lib/mcp/oauth-listing.ts), and the contracts say `auth: { kind: "oauth", as: "principal" }`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -27,6 +30,7 @@ import {
   renderContract,
 } from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable } from "./lib/mcp/drift.ts";
+import { asksForOAuth, listWithBrowser } from "./lib/mcp/oauth-listing.ts";
 import { type ListedTool, type Pin, readPins } from "./lib/mcp/pin.ts";
 
 /** The project's root: the fence's modules an imported file needs are found from it. */
@@ -35,14 +39,16 @@ const ROOT = resolve(import.meta.dirname, "..");
 /** The exit code when a server could not be listed: nothing was compared, which is not drift. */
 const UNREACHABLE_EXIT = 3;
 
-const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
-         [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
-         [--accept-findings]
-       npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
+const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--auth oauth]
+         [--tools a,b] [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME]
+         [--out contracts] [--accept-findings]
+       npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--auth oauth]
+         [--dir contracts]`;
 
 const OPTIONS = {
   mcp: { type: "string" },
   header: { type: "string", multiple: true },
+  auth: { type: "string" },
   tools: { type: "string" },
   prefix: { type: "string" },
   "url-var": { type: "string" },
@@ -74,10 +80,20 @@ function headersOf(flags: Flags): Record<string, string> {
 /** A server that could not be listed: unreachable, or it did not answer as MCP. */
 class Unlisted extends Error {}
 
-/** Every tool the server at `url` lists, following pagination. */
-async function listTools(url: string, headers: Record<string, string>): Promise<ListedTool[]> {
+/**
+ * Every tool the server at `url` lists, following pagination; with `oauth` and no token in
+ * `headers`, after a person allowed the listing in a browser.
+ */
+async function listTools(
+  url: string,
+  headers: Record<string, string>,
+  oauth = false,
+): Promise<ListedTool[]> {
   const client = new Client({ name: "toolfence-contracts", version: "1" });
   try {
+    if (oauth && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
+      return await listWithBrowser(url, (line) => console.error(line));
+    }
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
     );
@@ -110,6 +126,8 @@ function importOptions(url: string, flags: Flags, headers: Record<string, string
       ? { urlVar: flags["url-var"] ?? "MCP_SERVER_URL" }
       : { binding, path: flags.path ?? new URL(url).pathname };
   const options: ImportOptions = { source: url, prefix: flags.prefix ?? "", endpoint };
+  // Called as the principal: the header, if any, was only for listing; no secret is named.
+  if (flags.auth === "oauth") return { ...options, auth: "oauth" };
   const [header, value] = Object.entries(headers)[0] ?? [];
   if (header !== undefined && value !== undefined) {
     const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
@@ -123,8 +141,19 @@ async function runImport(flags: Flags): Promise<number> {
   const url = flags.mcp;
   if (url === undefined) return usage();
   const headers = headersOf(flags);
+  const oauth = authOf(flags);
+  if (oauth === null) return usage();
+  if (oauth) {
+    const asked = await asksForOAuth(url).catch((e: unknown) => {
+      throw new Unlisted(`cannot reach the MCP server at ${url}: ${(e as Error).message}`);
+    });
+    if (!asked.ok) {
+      console.error(`--auth oauth: the server at ${url} does not ask for OAuth: ${asked.why}`);
+      return 1;
+    }
+  }
   const wanted = flags.tools?.split(",").map((t) => t.trim());
-  const listed = await listTools(url, headers);
+  const listed = await listTools(url, headers, oauth);
   const unknown = (wanted ?? []).filter((w) => !listed.some((t) => t.name === w));
   if (unknown.length > 0) {
     console.error(`the server lists no tool named ${unknown.join(", ")}`);
@@ -197,8 +226,10 @@ async function runDrift(flags: Flags): Promise<number> {
   for (const p of pinned) bySource.set(p.source, [...(bySource.get(p.source) ?? []), p]);
   let anyDrift = false;
   let unlisted = 0;
+  const oauth = authOf(flags);
+  if (oauth === null) return usage();
   for (const [source, pins] of bySource) {
-    const listed = await listTools(source, headersOf(flags)).catch((e: unknown) => {
+    const listed = await listTools(source, headersOf(flags), oauth).catch((e: unknown) => {
       if (!(e instanceof Unlisted)) throw e;
       console.error(`${e.message}; ${pins.length} pinned tool(s) not compared`);
       return null;
@@ -215,6 +246,12 @@ async function runDrift(flags: Flags): Promise<number> {
   else if (unlisted > 0) console.log(`not compared: ${unlisted} server(s) could not be listed`);
   else console.log("no drift");
   return anyDrift ? 1 : unlisted > 0 ? UNREACHABLE_EXIT : 0;
+}
+
+/** Whether `--auth oauth` was given; null for another value of `--auth`. */
+function authOf(flags: Flags): boolean | null {
+  if (flags.auth === undefined) return false;
+  return flags.auth === "oauth" ? true : null;
 }
 
 function usage(): number {

@@ -4,6 +4,7 @@
  *
  *   npm run keys -- issue --tenant acme --role agent [--tools a,b] [--label text] [--local|--remote]
  *   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
+ *   (--local takes --persist-to <dir>, for a `wrangler dev` whose state is kept there)
  *   npm run keys -- audit-keygen
  *   npm run keys -- redaction-keygen
  *
@@ -19,6 +20,7 @@ import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 const USAGE = `usage:
   npm run keys -- issue --tenant <tenant> --role agent|operator [--tools a,b] [--label text] [--local|--remote]
   npm run keys -- revoke --id <sha256 hex> [--local|--remote]
+  npm run keys -- connection-keygen
   npm run keys -- audit-keygen
   npm run keys -- redaction-keygen`;
 
@@ -30,6 +32,7 @@ const OPTIONS = {
   id: { type: "string" },
   local: { type: "boolean" },
   remote: { type: "boolean" },
+  "persist-to": { type: "string" },
 } as const;
 
 /** A failure the operator can fix; printed without a stack. */
@@ -41,10 +44,18 @@ async function main(argv: string[]): Promise<void> {
     USAGE,
   );
   if (values.local && values.remote) throw new UsageError("pick one of --local and --remote");
-  const target = values.local ? "--local" : values.remote ? "--remote" : null;
+  const persist = values["persist-to"];
+  if (persist !== undefined && !values.local)
+    throw new UsageError("--persist-to goes with --local");
+  const target = values.local
+    ? ["--local", ...(persist === undefined ? [] : ["--persist-to", persist])]
+    : values.remote
+      ? ["--remote"]
+      : null;
   const [command] = positionals;
   if (command === "issue") return issue(values, target);
   if (command === "revoke") return revoke(values.id, target);
+  if (command === "connection-keygen") return connectionKeygen();
   if (command === "audit-keygen") return auditKeygen();
   if (command === "redaction-keygen") return redactionKeygen();
   throw new UsageError(USAGE);
@@ -52,7 +63,7 @@ async function main(argv: string[]): Promise<void> {
 
 async function issue(
   values: { tenant?: string; role?: string; tools?: string; label?: string },
-  target: string | null,
+  target: string[] | null,
 ): Promise<void> {
   const tools = values.tools?.split(",").map((t) => t.trim());
   const known = new Set(CONTRACTS.map((c) => c.name));
@@ -78,23 +89,27 @@ async function issue(
   console.log(key);
 }
 
-function revoke(id: string | undefined, target: string | null): void {
+function revoke(id: string | undefined, target: string[] | null): void {
   if (id === undefined || !/^[0-9a-f]{64}$/.test(id)) {
     throw new UsageError(`--id is the 64-hex id printed when the key was issued\n${USAGE}`);
   }
   wrangler(["kv", "key", "delete", "--binding", "API_KEYS", recordName(id)], target);
+  // The fence's scheduled run deletes them (src/connections/revoked-keys.ts).
+  console.error(
+    "its upstream connections are deleted, and revoked at their upstreams, at the fence's next scheduled run (within 30 minutes); until then every call with the key is refused",
+  );
 }
 
 /** Run wrangler with `target`, or print the command when there is none. */
-function wrangler(args: string[], target: string | null): void {
+function wrangler(args: string[], target: string[] | null): void {
   const command = `npx wrangler ${args.map(shellQuote).join(" ")}`;
   if (target === null) {
     console.error(`run (add --local or --remote):\n  ${command}`);
     return;
   }
-  console.error(`$ ${command} ${target}`);
+  console.error(`$ ${command} ${target.map(shellQuote).join(" ")}`);
   // An argument list, never a shell string: the record is passed as it is.
-  execFileSync("wrangler", [...args, target], { stdio: ["ignore", process.stderr, "inherit"] });
+  execFileSync("wrangler", [...args, ...target], { stdio: ["ignore", process.stderr, "inherit"] });
 }
 
 /** POSIX single quotes, so the printed command can be pasted as it is. */
@@ -121,6 +136,20 @@ async function auditKeygen(): Promise<void> {
   console.log(`public JWK:\n${JSON.stringify(publicJwk(key))}\n`);
   console.log("put it on the worker with:");
   console.log(`  echo '${JSON.stringify(key)}' | npx wrangler secret put AUDIT_SIGNING_KEY`);
+}
+
+/**
+ * A new key for the key ring upstream connections are sealed under (CONNECTION_KEYS): 32
+ * random bytes as base64url, with a kid of the day. To rotate, put it first and keep the old
+ * pairs after it (src/core/key-ring.ts, docs/security.md).
+ */
+function connectionKeygen(): void {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const kid = `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}`;
+  const pair = `${kid}:${Buffer.from(bytes).toString("base64url")}`;
+  console.log(`connection key (secret), kid ${kid}:\n${pair}\n`);
+  console.log("put it on the worker with (before the old pairs, comma-separated, when rotating):");
+  console.log(`  echo '${pair}' | npx wrangler secret put CONNECTION_KEYS`);
 }
 
 /** A new key for the audit's redaction digests: 32 random bytes, hex. */

@@ -3,6 +3,7 @@
  * behind the edge guards (header size, credentials, rate).
  */
 import { Hono } from "hono";
+import { CLIENT_DOCUMENT_PATH, servedClientDocument } from "./connections/client-document.ts";
 import { buildConsole } from "./console/app.tsx";
 import { type CatalogueFormat, catalogue } from "./core/catalogue.ts";
 import { type Fence, toolsFor } from "./core/policy.ts";
@@ -54,6 +55,17 @@ export function buildApp(fence: Fence): Hono<AppEnv> {
   app.get("/healthz", (c) => c.json({ ok: true }));
   // Public: the document describes the API and grants nothing, so it needs no key.
   app.get("/openapi.json", () => openApiDocument());
+  // Public: the fence's Client ID Metadata Document, which upstreams called as the principal
+  // fetch to know the fence as an OAuth client (src/connections/oauth-client.ts).
+  app.get(CLIENT_DOCUMENT_PATH, (c) => {
+    const document = servedClientDocument(c.env);
+    if (document === null) {
+      return problem(
+        refuse("not_found", "This fence has no HTTPS PUBLIC_URL, so no client document."),
+      );
+    }
+    return c.json(document, 200, { "Cache-Control": "public, max-age=3600" });
+  });
   // Public: anyone may check a signed audit head offline against these keys.
   app.get("/.well-known/toolfence-audit-keys", (c) => c.json(publishedKeys(c.env, c.req.raw)));
 

@@ -58,3 +58,10 @@ interface Env {
   /** The Access application's audience (AUD) tag. */
   ACCESS_AUD?: string;
 }
+
+// A secret (`wrangler secret put CONNECTION_KEYS`) when a contract calls its upstream as the
+// principal: the keys their upstream tokens are encrypted under (docs/security.md).
+interface Env {
+  /** `kid:key` pairs, comma-separated, each key 32 bytes as base64url; the first encrypts. */
+  CONNECTION_KEYS?: string;
+}

@@ -6,6 +6,7 @@ import { CONTRACTS, POLICY_SOURCE } from "../contracts/index.ts";
 import { startFence } from "./fence.ts";
 import { createWorker } from "./worker.ts";
 
+export { PrincipalConnections } from "./connections/PrincipalConnections.ts";
 export { TargetClaims } from "./ledger/TargetClaims.ts";
 export { TenantIndex } from "./ledger/TenantIndex.ts";
 

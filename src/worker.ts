@@ -48,9 +48,11 @@ export function createWorker(fence: Fence, extend?: (app: Hono<AppEnv>) => void)
       });
       return (await served).fetch(request, env, ctx);
     },
-    // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md).
+    // The cron in wrangler.toml: record which pinned MCP tools drifted (docs/mcp-upstreams.md),
+    // and delete the upstream connections of revoked keys (docs/security.md).
     scheduled(_controller, env, ctx) {
       ctx.waitUntil(checkDrift(env, fence.tools.values()));
+      ctx.waitUntil(import("./connections/revoked-keys.ts").then((m) => m.sweepRevokedKeys(env)));
     },
   } satisfies ExportedHandler<Env>;
   return { handler, RunLedger: FencedRunLedger };

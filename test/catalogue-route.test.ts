@@ -16,6 +16,8 @@ describe("GET /v1/tools", () => {
       "fetch_service_logs",
       "get_ticket",
       "noop",
+      "notes_add_note",
+      "notes_whoami",
       "ops_restart_service",
       "ops_service_status",
     ]);

@@ -9,6 +9,7 @@ import { ApprovalSchema } from "../src/core/shapes/approval.ts";
 import { AuditPageSchema, EscalationSchema } from "../src/core/shapes/audit.ts";
 import { CallResultSchema, PendingSchema, ProblemSchema } from "../src/core/shapes/decision.ts";
 import { HaltViewSchema, RunViewSchema } from "../src/core/shapes/run.ts";
+import { CONNECTION_PATHS } from "../src/http/openapi-connection-routes.ts";
 import { OAUTH_PATHS } from "../src/http/openapi-oauth-routes.ts";
 import * as approvals from "../src/http/wire-approvals.ts";
 import * as wire from "../src/http/wire-schemas.ts";
@@ -60,9 +61,10 @@ describe("GET /openapi.json", () => {
       // The HTML console and the demo's MCP server are not the REST API.
       .filter((r) => !r.path.startsWith("/console") && !r.path.startsWith("/demo/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    // The OAuth provider in front of the app serves the metadata, token and registration.
-    const provider = Object.entries(OAUTH_PATHS).flatMap(([path, ops]) =>
-      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    // The OAuth provider in front of the app serves the metadata, token and registration; the
+    // console serves the connect page and its callback.
+    const provider = Object.entries({ ...OAUTH_PATHS, ...CONNECTION_PATHS }).flatMap(
+      ([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
     );
     expect(new Set(operations(doc).keys())).toEqual(new Set([...served, ...provider]));
   });
@@ -95,8 +97,9 @@ describe("GET /openapi.json", () => {
     expect(narrowedReasons(calls, "403")).toContain("budget_exhausted");
     expect(narrowedReasons(calls, "202")).toEqual(["approval_required"]);
     for (const [name, op] of operations(doc)) {
-      // OAuth answers with RFC 6749 errors, not the decision table's problems.
-      if ((name.split(" ")[1] ?? "") in OAUTH_PATHS) continue;
+      // OAuth answers with RFC 6749 errors, the connect pages in HTML: not the table's problems.
+      const path = name.split(" ")[1] ?? "";
+      if (path in OAUTH_PATHS || path in CONNECTION_PATHS) continue;
       expect(narrowedReasons(op, "500"), name).toEqual(["internal_error"]);
       for (const status of Object.keys(op.responses)) {
         const reasons = narrowedReasons(op, status);

@@ -4,4 +4,10 @@
  */
 
 export { DemoUpstreams, TicketDesk } from "../demo/upstreams/index.ts";
-export { default, RunLedger, TargetClaims, TenantIndex } from "../demo/worker.ts";
+export {
+  default,
+  PrincipalConnections,
+  RunLedger,
+  TargetClaims,
+  TenantIndex,
+} from "../demo/worker.ts";

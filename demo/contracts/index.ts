@@ -9,6 +9,8 @@ import { everythingGetSum } from "./everything_get_sum.ts";
 import { fetchServiceLogs } from "./fetch_service_logs.ts";
 import { getTicket } from "./get_ticket.ts";
 import { kbSearch } from "./kb_search.ts";
+import { notesAddNote } from "./notes_add_note.ts";
+import { notesWhoami } from "./notes_whoami.ts";
 import { opsRestartService } from "./ops_restart_service.ts";
 import { opsServiceStatus } from "./ops_service_status.ts";
 import policy from "./policy.json" with { type: "json" };
@@ -30,6 +32,8 @@ export const TOOLS = {
   ops_service_status: opsServiceStatus,
   ops_restart_service: opsRestartService,
   kb_search: kbSearch,
+  notes_whoami: notesWhoami,
+  notes_add_note: notesAddNote,
 } as const;
 
 /** The same contracts as a list, for the fence. */

@@ -1,5 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -12,6 +19,8 @@ export interface DevServer {
   group: number | null;
   /** The port of its inspector (the DevTools protocol, for the worker's workerd). */
   inspector: number;
+  /** Its local state folder (`--persist-to`): `wrangler kv … --local --persist-to` reaches it. */
+  state: string;
   /** Stop it (its whole process group) and drop its state. */
   stop: () => void;
 }
@@ -57,6 +66,8 @@ export interface DevOptions {
   env?: Record<string, string>;
   /** Let `GET /__scheduled` run the worker's scheduled handler (the drift check) at once. */
   testScheduled?: boolean;
+  /** A file that gets everything wrangler and the worker print (the worker's logs), as well. */
+  logFile?: string;
   /** The checkout to run (its wrangler configs, its code): this process's folder by default. */
   cwd?: string;
   /**
@@ -195,16 +206,26 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
     }
   }
   if (options.minify !== undefined) args.push(`--minify=${options.minify}`);
-  args.push("--log-level", "warn");
+  // The worker's own console lines are printed from the `log` level up: kept when asked for.
+  args.push("--log-level", options.logFile === undefined ? "warn" : "log");
   if (options.testScheduled === true) args.push("--test-scheduled");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   // Its own process group, so stopping it stops workerd too.
+  const logging = options.logFile !== undefined;
   const child = spawn("node_modules/.bin/wrangler", args, {
     cwd: options.cwd,
     detached: true,
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", logging ? "pipe" : "ignore", logging ? "pipe" : "inherit"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", ...options.env },
   });
+  if (options.logFile !== undefined) {
+    const log = createWriteStream(options.logFile);
+    child.stdout?.pipe(log);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log.write(chunk);
+      process.stderr.write(chunk);
+    });
+  }
   const url = `http://127.0.0.1:${port}`;
   const drop = () => rmSync(state, { recursive: true, force: true });
   const stop = () => {
@@ -223,5 +244,5 @@ async function startOnce(vars: Record<string, string>, options: DevOptions): Pro
     stop();
     throw e;
   }
-  return { url, group: child.pid ?? null, inspector, stop };
+  return { url, group: child.pid ?? null, inspector, state, stop };
 }

@@ -8,14 +8,17 @@
  */
 
 import type { Context } from "hono";
-import { roleAllows } from "../core/keys.ts";
+import { consoleSecret, roleAllows } from "../core/keys.ts";
+import type { Fence } from "../core/policy.ts";
 import { personPrincipal } from "../core/principal.ts";
 import { principalOfDigest } from "../http/auth.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { RUN_ID, tenantIndexOf } from "../ledger/address.ts";
 import type { RunRef } from "../ledger/protocol.ts";
+import { tenantRuns } from "./attention.ts";
 import type { ConsoleContext, ConsoleEnv, Operator } from "./context.ts";
-import type { Session } from "./session.ts";
+import { accessOperator } from "./person-sign-in.tsx";
+import { readSession, type Session } from "./session.ts";
 
 /** The operator `session` still acts as, or null. */
 export async function sessionOperator(
@@ -38,6 +41,19 @@ export async function sessionOperator(
     roleAllows(principal.value.role, "operator");
   if (!acts) return null;
   return { tenant: session.tenant, keyId: session.keyId, principal: principal.value.audited };
+}
+
+/**
+ * The signed-in operator of a page outside the console's guard (the consent page, the connect
+ * page): by a session, or by a Cloudflare Access token; null when nobody is signed in.
+ */
+export async function operatorOf(c: Context<ConsoleEnv>, fence: Fence): Promise<Operator | null> {
+  const secret = consoleSecret(c.env);
+  const session = secret === null ? null : await readSession(c, secret);
+  const operator = session === null ? null : await sessionOperator(c, session);
+  const access = operator === null ? await accessOperator(c, fence) : null;
+  const found = operator ?? (access?.ok ? access.value : null);
+  return found === null ? null : { ...found, runs: tenantRuns(c.env, found.tenant) };
 }
 
 /** The `actor` an operator's act is recorded with: the key's digest, or the person's name. */

@@ -14,6 +14,7 @@ import type { Fence } from "../core/policy.ts";
 import { principalOfKey, signInFailuresExceeded } from "../http/auth.ts";
 import { sessionOperator, signOut } from "./access.ts";
 import { tenantRuns } from "./attention.ts";
+import { mountConnections } from "./connections-page.tsx";
 import type { ConsoleEnv } from "./context.ts";
 import { html, Notice, Page, SignInPanel } from "./layout.tsx";
 import { accessOperator, mountOidc, oidcLink } from "./person-sign-in.tsx";
@@ -24,6 +25,7 @@ import { CONSOLE_JS } from "./script.ts";
 import { endSession, readSession, startSession } from "./session.ts";
 import { CONSOLE_CSS } from "./style.ts";
 import { mountTools } from "./tools-page.tsx";
+import { mountUpstreamConnect } from "./upstream-connect.tsx";
 
 /** Largest form the console accepts: a key, a reason, a few limits. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -128,6 +130,8 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   });
 
   mountOidc(app, fence);
+  // A refused call's connect link: its own check of who is signed in (upstream-connect.tsx).
+  mountUpstreamConnect(app, fence);
 
   app.use(async function requireOperator(c, next) {
     const secret = consoleSecret(c.env);
@@ -160,6 +164,7 @@ export function buildConsole(fence: Fence): Hono<ConsoleEnv> {
   mountRuns(app, fence);
   mountTools(app, fence);
   mountPins(app, fence, () => html(<Missing />, 404));
+  mountConnections(app);
   // Last: any other console path, for a signed-in operator, is an HTML 404.
   app.all("*", () => html(<Missing />, 404));
   app.onError((e) => {

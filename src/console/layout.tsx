@@ -46,6 +46,7 @@ export function Page(props: { title: string; viewer: Operator | null; children: 
                 <a href="/console/runs">Runs</a>
                 <a href="/console/tools">Tools</a>
                 <a href="/console/grants">Grants</a>
+                <a href="/console/connections">Connections</a>
               </nav>
               {props.viewer.runs === undefined ? null : <NeedsAPerson viewer={props.viewer} />}
               <span class="who">

@@ -9,6 +9,7 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import { toBase64Url } from "../core/base64url.ts";
 import { err, ok, type Result } from "../core/result.ts";
+import { trustedOrigin } from "../core/secure-origin.ts";
 
 /** The relying party's configuration, from the Worker's vars and secrets. */
 export interface OidcConfig {
@@ -38,17 +39,6 @@ export function oidcConfig(env: Env): OidcConfig | null {
   if (issuer === "" || clientId === "" || !trustedOrigin(issuer)) return null;
   const secret = env.OIDC_CLIENT_SECRET ?? "";
   return { issuer, clientId, clientSecret: secret === "" ? null : secret };
-}
-
-/** HTTPS, or plain HTTP to this machine only (a provider run locally for development). */
-export function trustedOrigin(url: string): boolean {
-  try {
-    const u = new URL(url);
-    if (u.protocol === "https:") return true;
-    return u.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
-  } catch {
-    return false;
-  }
 }
 
 const metadataCache = new Map<string, ProviderMetadata>();

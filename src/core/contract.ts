@@ -21,12 +21,7 @@ export type Upstream =
   /** A Workers service binding (no public hop). */
   | ({ kind: "service"; binding: string; method: HttpMethod; path: string } & KeyHonoured)
   /** An HTTPS endpoint; `auth` names the Worker secret whose value is sent in `header`. */
-  | ({
-      kind: "http";
-      method: HttpMethod;
-      url: string;
-      auth?: { header: string; secret: string; scheme?: string };
-    } & KeyHonoured)
+  | ({ kind: "http"; method: HttpMethod; url: string; auth?: SecretAuth } & KeyHonoured)
   /** Answered by the fence itself, for tools with no side effect at all. */
   | { kind: "inline"; answer: (args: unknown) => unknown }
   /** A tool of an MCP server, called with the MCP client; its schema pinned at import. */
@@ -50,6 +45,31 @@ export interface KeyHonoured {
  */
 export type McpEndpoint = { urlVar: string } | { binding: string; path: string };
 
+/** The fence's own credentials: the Worker secret whose value is sent in `header`. */
+export interface SecretAuth {
+  /** The header the value is sent in, e.g. `Authorization`. */
+  header: string;
+  /** The Worker secret holding the value (`wrangler secret put`). */
+  secret: string;
+  /** A scheme written before the value, e.g. `Bearer`. */
+  scheme?: string;
+}
+
+/**
+ * The upstream is called as the principal who made the call: the fence is an OAuth client of
+ * the MCP server (the MCP authorization spec) and sends the principal's own access token, from
+ * their connection (src/connections/). A call without a live connection is refused with a URL
+ * where the person connects (`upstream_authorization_required`).
+ */
+export interface PrincipalAuth {
+  /** OAuth 2.1, as the MCP authorization spec has it. */
+  kind: "oauth";
+  /** Whose tokens: the caller's own. */
+  as: "principal";
+  /** Scopes to ask for; without them, those the server's metadata lists (RFC 9728). */
+  scopes?: readonly string[];
+}
+
 /** An MCP server's tool, as `npm run contracts -- import` pinned it. */
 export interface McpUpstream extends KeyHonoured {
   /** Discriminant of the upstream kind. */
@@ -58,8 +78,8 @@ export interface McpUpstream extends KeyHonoured {
   endpoint: McpEndpoint;
   /** The tool's name on the server, which may differ from the fence's name for it. */
   tool: string;
-  /** The Worker secret whose value is sent in `header` (e.g. a bearer token). */
-  auth?: { header: string; secret: string; scheme?: string };
+  /** The fence's secret sent in a header, or the principal's own OAuth tokens. */
+  auth?: SecretAuth | PrincipalAuth;
   /** What the import saw, for `npm run contracts -- drift`. */
   pinned: McpPin;
 }

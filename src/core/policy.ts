@@ -14,6 +14,7 @@ import type { ToolContract } from "./contract.ts";
 import { ResultRulesSchema, resultRulesProblems } from "./guardrails/rules.ts";
 import { LimitOverrideSchema, type RunLimits, tighten } from "./limits.ts";
 import { OperatorsSchema } from "./people.ts";
+import { principalAuthProblems } from "./principal-auth.ts";
 import { err, ok, type Result } from "./result.ts";
 import { upstreamProblems } from "./upstream-shape.ts";
 import { entriesOf } from "./validate.ts";
@@ -147,6 +148,7 @@ export function loadFence(
     }
     problems.push(...resultRulesProblems(c.results, `contracts.${c.name}.results`));
     problems.push(...upstreamProblems(c.upstream, `contracts.${c.name}.upstream`));
+    problems.push(...principalAuthProblems(c));
     tools.set(c.name, c);
   }
   policy.allowed_tools.forEach((name, i) => {

@@ -6,7 +6,7 @@
  */
 import type * as v from "valibot";
 import type { Person } from "./people.ts";
-import type { PrincipalSchema } from "./shapes/audit.ts";
+import type { PrincipalSchema, UpstreamIdentitySchema } from "./shapes/audit.ts";
 
 /** Who an entry's act is by (its schema: src/core/shapes/audit.ts). */
 export type AuditPrincipal = v.InferOutput<typeof PrincipalSchema>;
@@ -39,6 +39,17 @@ export function viaGrant(
   grantId: string,
 ): AuditPrincipal {
   return { ...principal, client_id: clientId, grant_id: grantId };
+}
+
+/** The upstream identity a call made as the principal used (src/core/shapes/audit.ts). */
+export type UpstreamIdentity = v.InferOutput<typeof UpstreamIdentitySchema>;
+
+/** The principal of a call made as them, naming the upstream identity it used. */
+export function asUpstream(
+  principal: KeyPrincipal | PersonPrincipal,
+  identity: UpstreamIdentity,
+): AuditPrincipal {
+  return { ...principal, upstream_identity: identity };
 }
 
 /** A short name for who acted, for an operator's `actor` and the console. */

@@ -44,6 +44,7 @@ export type Reason =
   | "upstream_answer_too_large"
   | "upstream_outcome_unknown"
   | "upstream_not_configured"
+  | "upstream_authorization_required"
   | "output_contract_violation"
   | "result_blocked"
   | "unauthenticated"
@@ -208,6 +209,11 @@ export const DECISION_TABLE: Readonly<Record<Reason, ReasonRule>> = {
     status: 503,
     decision: "escalate",
     title: "The tool's upstream is not configured in this deployment",
+  },
+  upstream_authorization_required: {
+    status: 403,
+    decision: "escalate",
+    title: "The tool is called as the person, who must connect it first; nothing ran",
   },
   output_contract_violation: {
     status: 502,

@@ -81,6 +81,7 @@ const UPSTREAM: ReadonlySet<string> = new Set([
   "upstream_authz",
   "upstream_rejected",
   "upstream_drifted",
+  "upstream_authorization_required",
   "output_contract_violation",
 ]);
 

@@ -6,6 +6,8 @@
  */
 import type { ToolContract } from "../core/contract.ts";
 import type { GatedCall, GateFailure } from "../core/gate.ts";
+import { parseKeyRing } from "../core/key-ring.ts";
+import { consoleSecret } from "../core/keys.ts";
 import { refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
 
@@ -29,10 +31,11 @@ export function missingConfig(contract: ToolContract, env: Env): string | null {
     case "http":
       return secretPut(vars, upstream.auth);
     case "mcp": {
-      const { endpoint } = upstream;
+      const { endpoint, auth } = upstream;
       const reached =
         "urlVar" in endpoint ? set(vars, endpoint.urlVar) : bound(vars, endpoint.binding);
-      return reached ?? secretPut(vars, upstream.auth);
+      if (reached !== null) return reached;
+      return auth !== undefined && "kind" in auth ? connectionsReady(env) : secretPut(vars, auth);
     }
   }
 }
@@ -70,6 +73,19 @@ function set(vars: Record<string, unknown>, name: string): string | null {
 function bound(vars: Record<string, unknown>, name: string): string | null {
   const binding = vars[name] as { fetch?: unknown } | undefined;
   return typeof binding?.fetch === "function" ? null : `the binding ${name} is not bound`;
+}
+
+/**
+ * What a deployment lacks to call an upstream as the principal: the connections' object, the
+ * key ring their tokens are encrypted under, and the console secret that seals connect links.
+ */
+function connectionsReady(env: Env): string | null {
+  const vars = env as unknown as Record<string, unknown>;
+  const objects = vars.CONNECTIONS as { getByName?: unknown } | undefined;
+  if (typeof objects?.getByName !== "function") return "the binding CONNECTIONS is not bound";
+  if (consoleSecret(env) === null) return "CONSOLE_SECRET is not set (32 characters or more)";
+  const ring = parseKeyRing(env.CONNECTION_KEYS);
+  return ring.ok ? null : ring.error;
 }
 
 function secretPut(vars: Record<string, unknown>, auth: { secret: string } | undefined) {

@@ -16,7 +16,7 @@ import {
   recordUpstream,
 } from "../telemetry/index.ts";
 import { AnswerCut, AnswerTooLarge, readBounded } from "./answer-bound.ts";
-import { callHeaders } from "./call-identity.ts";
+import { callHeaders, type PrincipalToken } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import type { Execution } from "./execution.ts";
 import { guarded } from "./guard.ts";
@@ -40,6 +40,8 @@ export interface ExecutionContext {
   answerLimit?: number;
   /** The result rules the answer passes before anyone sees it; none if absent. */
   resultRules?: ResolvedRules;
+  /** The principal's token, for a tool whose upstream is called as the principal. */
+  bearer?: PrincipalToken;
 }
 
 export type { Execution };

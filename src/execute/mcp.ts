@@ -16,11 +16,12 @@ import type { McpEndpoint, McpUpstream } from "../core/contract.ts";
 import { DEFAULT_RULES, type ResolvedRules } from "../core/guardrails/rules.ts";
 import { type GuardFinding, noticeOf } from "../core/guardrails/scan.ts";
 import { DEFAULT_ANSWER_MAX_BYTES } from "../core/policy.ts";
+import { secretAuthOf } from "../core/principal-auth.ts";
 import { type Refusal, refuse } from "../core/reasons.ts";
 import { type UpstreamReply, upstreamErrorText } from "../core/upstream-excerpt.ts";
 import { outgoingTrace } from "../telemetry/index.ts";
 import { AnswerTooLarge, boundedResponse } from "./answer-bound.ts";
-import { callHeaders } from "./call-identity.ts";
+import { bearerHeader, callHeaders, type PrincipalToken } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import { allTools } from "./mcp-list.ts";
 
@@ -51,6 +52,8 @@ export interface McpCallContext {
   resultRules?: ResolvedRules | undefined;
   /** Told the HTTP status of the server's answer to `tools/call` once its headers came. */
   answering?: (status: number) => void;
+  /** The principal's token, for a server called as the principal. */
+  bearer?: PrincipalToken | undefined;
 }
 
 /**
@@ -111,7 +114,22 @@ export async function callMcp(
   const bound = new Bound(ctx.answerLimit ?? DEFAULT_ANSWER_MAX_BYTES);
   // W3C Trace Context, as HTTP headers and as the `_meta` fields of the same names (MCP).
   const traced = outgoingTrace();
-  const headers = { ...callHeaders(ctx), ...traced };
+  const headers = { ...callHeaders(ctx), ...traced, ...bearerHeader(ctx.bearer) };
+  const answer = await callWith(upstream, args, ctx, name, { bound, traced, headers });
+  // A token the server refused is refreshed before the connection's next use.
+  if (!answer.ok && answer.reply?.status === 401) ctx.bearer?.rejected();
+  return answer;
+}
+
+/** The call of callMcp, over one connection with `headers`. */
+async function callWith(
+  upstream: McpUpstream,
+  args: unknown,
+  ctx: McpCallContext,
+  name: string,
+  sending: { bound: Bound; traced: Record<string, string>; headers: Record<string, string> },
+): Promise<McpAnswer> {
+  const { bound, traced, headers } = sending;
   const client = await bound
     .race(connect(upstream, ctx.env, ctx.signal, headers, bound, ctx.answering))
     .catch((e: unknown) => e);
@@ -176,11 +194,11 @@ async function connect(
   const { url, fetch: reaching } = reach(upstream.endpoint, env);
   const fetch = bound.wrap(reaching, answering);
   const headers = new Headers(extra);
-  if (upstream.auth !== undefined) {
-    const secret = (env as unknown as Record<string, unknown>)[upstream.auth.secret];
+  const auth = secretAuthOf(upstream.auth);
+  if (auth !== undefined) {
+    const secret = (env as unknown as Record<string, unknown>)[auth.secret];
     if (typeof secret === "string") {
-      const { header, scheme } = upstream.auth;
-      headers.set(header, scheme ? `${scheme} ${secret}` : secret);
+      headers.set(auth.header, auth.scheme ? `${auth.scheme} ${secret}` : secret);
     }
   }
   const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });

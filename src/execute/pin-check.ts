@@ -11,7 +11,12 @@ import type { McpUpstream } from "../core/contract.ts";
 import type { GatedCall, GateFailure } from "../core/gate.ts";
 import { refuse } from "../core/reasons.ts";
 import { err, ok, type Result } from "../core/result.ts";
-import { type CallIdentity, callHeaders } from "./call-identity.ts";
+import {
+  bearerHeader,
+  type CallIdentity,
+  callHeaders,
+  type PrincipalToken,
+} from "./call-identity.ts";
 import { driftOf, listedHash } from "./drift.ts";
 
 /** How long this isolate trusts a server's listing. */
@@ -25,7 +30,10 @@ interface Listing {
   hashes: ReadonlyMap<string, string>;
 }
 
-/** Per server and tenant: what a server lists may depend on who asks. */
+/** Who lists a server: the call's identity, and its principal's token for a call made as them. */
+type Lister = CallIdentity & { bearer?: PrincipalToken | undefined };
+
+/** Per server and tenant (and connection): what a server lists may depend on who asks. */
 const listings = new Map<string, Promise<Listing | null>>();
 
 /**
@@ -36,7 +44,7 @@ const listings = new Map<string, Promise<Listing | null>>();
 export async function pinnedNow(
   call: GatedCall,
   env: Env,
-  who: CallIdentity & { onDrift: "block" | "allow" },
+  who: Lister & { onDrift: "block" | "allow" },
   now = Date.now(),
 ): Promise<Result<GatedCall, GateFailure>> {
   const { contract } = call;
@@ -70,10 +78,11 @@ function drifted(call: GatedCall, what: string): Result<GatedCall, GateFailure> 
 async function listingOf(
   upstream: McpUpstream,
   env: Env,
-  who: CallIdentity,
+  who: Lister,
   now: number,
 ): Promise<Listing | null> {
-  const server = JSON.stringify([upstream.endpoint, upstream.auth ?? null, who.tenant]);
+  const connection = who.bearer?.connectionId ?? null;
+  const server = JSON.stringify([upstream.endpoint, upstream.auth ?? null, who.tenant, connection]);
   // One listing of a server at a time: a call joins the one it finds, and only the first call
   // to find it stale lists again; the calls behind it join that listing.
   let held = listings.get(server);
@@ -96,13 +105,14 @@ async function listingOf(
 async function listNow(
   upstream: McpUpstream,
   env: Env,
-  who: CallIdentity,
+  who: Lister,
   now: number,
 ): Promise<Listing | null> {
   // Loaded here, not at startup (see execute.ts).
   const { listMcpTools } = await import("./mcp.ts");
   try {
-    const tools = await listMcpTools(upstream, env, callHeaders(who));
+    const headers = { ...callHeaders(who), ...bearerHeader(who.bearer) };
+    const tools = await listMcpTools(upstream, env, headers);
     const hashes = new Map<string, string>();
     for (const t of tools) hashes.set(t.name, await listedHash(t));
     return { at: now, hashes };

@@ -4,15 +4,17 @@
  */
 import { asksNoCache, type CacheRoute, routeRead } from "../cache/read-through.ts";
 import { tiersOf } from "../cache/tiers.ts";
+import type { Bearer } from "../connections/for-call.ts";
 import { mediaKind } from "../core/body.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import type { GatedCall } from "../core/gate.ts";
 import { gate } from "../core/gate.ts";
 import { resultRulesOf, resultRulesVersion } from "../core/guardrails/of-fence.ts";
 import { targetOf, targetRuleOf } from "../core/policy.ts";
+import { callsAsPrincipal } from "../core/principal-auth.ts";
 import { DECISION_TABLE, type Refusal, refuse } from "../core/reasons.ts";
 import type { Digest } from "../core/redact.ts";
-import type { Result } from "../core/result.ts";
+import { err, type Result } from "../core/result.ts";
 import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
@@ -35,6 +37,7 @@ import {
 } from "../telemetry/index.ts";
 import { failed, keptForReplay, noRetryLeft, settledOnce } from "./after-upstream.ts";
 import { awaitApproval, noteConsumed } from "./approval-answer.ts";
+import { asPrincipal } from "./as-principal.ts";
 import { claimWhileDeciding, holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
 import { type Decision, restAnswer } from "./decision.ts";
@@ -122,13 +125,20 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   const kept = keptText(c.get("fence"), input.received ?? text, gated, digest);
   const evidence = evidenceOf(contentType, kept);
   // A call the gate passed to a tool whose upstream is not configured is refused like its own.
-  const reachable = gated.ok ? configured(gated.value, c.env) : gated;
+  const ready = gated.ok ? configured(gated.value, c.env) : gated;
+  // A tool called as the principal needs the caller's live connection (no other pays for it).
+  const principal =
+    ready.ok && callsAsPrincipal(ready.value.contract)
+      ? await asPrincipal(c, ref, { ...ready.value, contract: ready.value.contract })
+      : null;
+  const reachable = principal?.ok === false ? err(principal.failure) : ready;
+  const bearer = principal?.ok ? principal.bearer : undefined;
   // An MCP tool no longer listed as pinned is refused before the cache is consulted; its
   // cache epoch is read beside the pin check, not after it (two KV reads, one wait).
   const onDrift = c.get("fence").policy.on_drift;
   const [checked, epoch] = reachable.ok
     ? await Promise.all([
-        pinnedNow(reachable.value, c.env, { ...ref, onDrift }),
+        pinnedNow(reachable.value, c.env, { ...ref, onDrift, bearer }),
         cacheEpochOf(c.env, reachable.value.contract),
       ])
     : [reachable, null];
@@ -137,8 +147,11 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   if (!checked.ok) {
     const { refusal, tool, form, key } = checked.error;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
-    return refused(recorded.refusal, { call_id: callId, budget: recorded.budget });
+    const extra = principal?.ok === false ? principal.extra : {};
+    return refused(recorded.refusal, { call_id: callId, budget: recorded.budget, ...extra });
   }
+  // The call's entries name the upstream identity a call as the principal used.
+  const callRef = principal?.ok ? principal.ref : ref;
   const call = checked.value;
   // The arguments' JSON, made once: the cache key's and the ledger's.
   const args = JSON.stringify(call.args);
@@ -156,10 +169,15 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   );
   const written = { args, evidence, auditArgs: auditArgsOf(call, digest) };
   const proposal = proposalOf(c, call, callId, written);
-  if (route.kind === "served") return served(ledger, ref, proposal, route);
+  if (route.kind === "served") return served(ledger, callRef, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
   try {
-    return await admitAndRun(c, ref, call, proposal, route, { started, ledger, digest });
+    return await admitAndRun(c, callRef, call, proposal, route, {
+      started,
+      ledger,
+      digest,
+      bearer,
+    });
   } finally {
     // Joiners must never wait on a leader that was refused or threw before landing.
     leader?.land(null);
@@ -197,8 +215,9 @@ async function admitAndRun(
   call: GatedCall,
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
-  // What the call's decision already made: its start, its run's ledger, its keyed digest.
-  made: { started: number; ledger: Ledger; digest: Digest },
+  // What the call's decision already made: its start, its run's ledger, its keyed digest, and
+  // the token of a call made as the principal.
+  made: { started: number; ledger: Ledger; digest: Digest; bearer: Bearer | undefined },
 ): Promise<Decision> {
   const { callId } = proposal;
   const { started, ledger, digest } = made;
@@ -253,10 +272,13 @@ async function admitAndRun(
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
-  const execution = noRetryLeft(await run(c, ref, call, answer.deadlineAt), proposal, answer);
+  const ran = await run(c, ref, call, answer.deadlineAt, made.bearer);
+  const execution = noRetryLeft(ran, proposal, answer);
   const upstream = keptUpstream(execution, call, c.get("fence"), digest);
-  const ran = { ...outcomeOf(execution, callId, "applied", route.cache), ...upstream };
-  const outcome = keptForReplay(ran, proposal);
+  const outcome = keptForReplay(
+    { ...outcomeOf(execution, callId, "applied", route.cache), ...upstream },
+    proposal,
+  );
   const settle = (o: Outcome) =>
     ledger.settle(ref, {
       callId,
@@ -315,6 +337,7 @@ async function run(
   ref: RunRef,
   call: GatedCall,
   deadlineAt: number,
+  bearer?: Bearer,
 ): Promise<Execution> {
   const upstreamKey =
     call.key === null ? null : `tf-${await sha256Hex(`${ref.tenant}\n${ref.runId}\n${call.key}`)}`;
@@ -326,6 +349,7 @@ async function run(
     timeoutMs: timeoutOf(c, call, deadlineAt - Date.now()),
     answerLimit: c.get("fence").policy.upstream_answer_max_bytes,
     resultRules: resultRulesOf(c.get("fence"), call.contract),
+    ...(bearer === undefined ? {} : { bearer }),
   });
 }
 

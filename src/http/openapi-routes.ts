@@ -64,6 +64,7 @@ const CALL: readonly Reason[] = [
   "upstream_authz",
   "upstream_rejected",
   "upstream_not_configured",
+  "upstream_authorization_required",
   "output_contract_violation",
 ];
 

@@ -5,6 +5,7 @@
  */
 import { DECISION_TABLE, type Reason } from "../core/reasons.ts";
 import { components, header, ref } from "./openapi-components.ts";
+import { CONNECTION_PATHS } from "./openapi-connection-routes.ts";
 import { OAUTH_PATHS } from "./openapi-oauth-routes.ts";
 import { OPERATOR_ROUTES } from "./openapi-operator-routes.ts";
 import { ROUTES, type Route } from "./openapi-routes.ts";
@@ -70,7 +71,7 @@ function build(): Json {
         "`reason` and `decision` come from the decision table (docs/api.md).",
     },
     security: [{ bearer: [] }],
-    paths: { ...paths, ...OAUTH_PATHS },
+    paths: { ...paths, ...OAUTH_PATHS, ...CONNECTION_PATHS },
     components: components(),
   };
 }

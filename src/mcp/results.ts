@@ -26,6 +26,9 @@ function hintOf(p: Problem): string {
   if (p.decision === "retry") {
     return "Retry the same call in a few seconds; a mutation keeps its idempotency key, so it counts as one mutation.";
   }
+  if (p.reason === "upstream_authorization_required") {
+    return "Ask the person who made the call to open connect_url and connect the upstream; then make the same call again.";
+  }
   if (p.decision === "escalate") {
     return "Do not retry: hand this call to a human, or re-plan without it.";
   }

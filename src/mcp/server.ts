@@ -9,6 +9,7 @@ import type { ToolContract } from "../core/contract.ts";
 import { boundedName } from "../core/gate.ts";
 import type { Unavailable } from "../execute/configured.ts";
 import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
+import { connectAnswer, connectLinkOf } from "./connect-input.ts";
 import { KEY_META, toolResult } from "./results.ts";
 import { type ProposeCall, taskHandlers, taskOf } from "./task-handlers.ts";
 import { TASK_CAPABILITY, type TaskSeal } from "./tasks.ts";
@@ -71,6 +72,9 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
       const named = boundedName(name);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${named}`);
     }
+    // A call as the person, who has not connected its upstream: the page, as the era asks.
+    const link = connectLinkOf(answer);
+    if (link !== null) return connectAnswer(answer, link, name, era, mcpReq);
     if (answer.status === 202 && era === "2026-07-28") {
       // A client that polls tasks gets one for a mutation, before the host's window is asked.
       if (tasks !== null) {

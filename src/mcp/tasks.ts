@@ -15,7 +15,7 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { fromBase64Url, toBase64Url } from "../core/base64url.ts";
+import { type SealingContext, seal, unseal } from "../core/sealed.ts";
 import type { Decision } from "../http/decision.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import { clientCapabilitiesOf } from "./approval-input.ts";
@@ -33,9 +33,6 @@ const PREFIX = "tft_";
  * the ordinary pending result instead.
  */
 const MAX_TASK_ID_CHARS = 4096;
-
-/** AES-GCM's recommended nonce length (NIST SP 800-38D §8.2): 96 bits, random per task. */
-const NONCE_BYTES = 12;
 
 /** Sets the sealing key apart from the other uses of the same secret. */
 const KEY_LABEL = "toolfence mcp task id v1\n";
@@ -68,22 +65,9 @@ export function declaresTasks(mcpReq: ServerContext["mcpReq"]): boolean {
   return typeof declared === "object" && declared !== null;
 }
 
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function sealingKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    key = crypto.subtle
-      .digest("SHA-256", new TextEncoder().encode(KEY_LABEL + secret))
-      .then((raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]));
-    keys.set(secret, key);
-  }
-  return key;
-}
-
-/** The additional data a task id is bound to: its run, so it opens for no other. */
-function boundTo(ref: RunRef): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify([ref.tenant, ref.runId]));
+/** How a task id of this run is sealed: bound to its run, so it opens for no other. */
+function sealingOf(secret: string, ref: RunRef): SealingContext {
+  return { label: KEY_LABEL, secret, boundTo: JSON.stringify([ref.tenant, ref.runId]) };
 }
 
 /** Seal a call into a task id of this run, or null when the id would be too long. */
@@ -92,17 +76,7 @@ export async function sealTask(
   ref: RunRef,
   call: TaskCall,
 ): Promise<string | null> {
-  const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-  const plain = new TextEncoder().encode(JSON.stringify(call));
-  const sealed = await crypto.subtle.encrypt(
-    { name: "AES-GCM", iv: nonce, additionalData: boundTo(ref) },
-    await sealingKey(secret),
-    plain,
-  );
-  const bytes = new Uint8Array(NONCE_BYTES + sealed.byteLength);
-  bytes.set(nonce);
-  bytes.set(new Uint8Array(sealed), NONCE_BYTES);
-  const id = PREFIX + toBase64Url(bytes);
+  const id = PREFIX + (await seal(sealingOf(secret, ref), call));
   return id.length <= MAX_TASK_ID_CHARS ? id : null;
 }
 
@@ -111,19 +85,8 @@ export async function openTask(secret: string, ref: RunRef, id: unknown): Promis
   if (typeof id !== "string" || !id.startsWith(PREFIX) || id.length > MAX_TASK_ID_CHARS) {
     return null;
   }
-  const bytes = fromBase64Url(id.slice(PREFIX.length));
-  if (bytes === null || bytes.byteLength <= NONCE_BYTES) return null;
-  try {
-    const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES), additionalData: boundTo(ref) },
-      await sealingKey(secret),
-      bytes.subarray(NONCE_BYTES),
-    );
-    return JSON.parse(new TextDecoder().decode(plain)) as TaskCall;
-  } catch {
-    // Altered, forged, or sealed for another run: the tag does not verify.
-    return null;
-  }
+  // Altered, forged, or sealed for another run: it does not open.
+  return (await unseal(sealingOf(secret, ref), id.slice(PREFIX.length))) as TaskCall | null;
 }
 
 /** The capability a 2026-07-28 server declares under `extensions` (SEP-2663: empty). */

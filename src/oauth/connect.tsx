@@ -21,6 +21,7 @@ import { bodyLimit } from "hono/body-limit";
 import { csrf } from "hono/csrf";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
+import { operatorOf } from "../console/access.ts";
 import { CSP, MAX_FORM_BYTES } from "../console/app.tsx";
 import type { ConsoleEnv, Operator } from "../console/context.ts";
 import { html } from "../console/layout.tsx";
@@ -30,7 +31,7 @@ import { admissionOf } from "../core/people.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
-import { operatorOf, signIn } from "./connect-sign-in.tsx";
+import { signIn } from "./connect-sign-in.tsx";
 import { ConnectError, ConnectSignIn, ConsentPage, type ConsentView } from "./consent-page.tsx";
 import {
   type GrantLimits,

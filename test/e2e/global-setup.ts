@@ -1,7 +1,12 @@
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type DevServer, freePort, startDev } from "../../scripts/lib/dev-server.ts";
 import { type McpServerProcess, startEverything } from "../../scripts/lib/mcp-everything.ts";
 import { type HostileServer, startHostile } from "./hostile-mcp-server.ts";
+import { type NotesUpstream, startNotes } from "./notes-upstream.ts";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET, startIdp } from "./oidc-idp.ts";
 import { type Loopback, startOtlpReceiver, startTraceRecorder } from "./otlp-receiver.ts";
 import { startReceiver } from "./webhook-receiver.ts";
@@ -26,6 +31,14 @@ declare module "vitest" {
     recorderUrl: string;
     /** Issuer of the OpenID provider people sign in to the fence's console through. */
     idpIssuer: string;
+    /** MCP endpoint of the OAuth-protected notes server the `notes_*` contracts call. */
+    notesUrl: string;
+    /** Issuer of the notes server's authorization server. */
+    notesIssuer: string;
+    /** The `wrangler dev` state folder (keys are issued into it with `--persist-to`). */
+    devState: string;
+    /** The file that gets everything the `wrangler dev` and its worker print. */
+    devLog: string;
   }
 }
 
@@ -54,6 +67,8 @@ function telemetryVars(endpoint: string): Record<string, string> {
   };
 }
 let idp: Awaited<ReturnType<typeof startIdp>> | undefined;
+let notes: NotesUpstream | undefined;
+let logDir: string | undefined;
 
 /**
  * The reference MCP server, a hostile MCP server and the approval webhook receiver, each on a
@@ -61,7 +76,9 @@ let idp: Awaited<ReturnType<typeof startIdp>> | undefined;
  * key, an instant log backend, both MCP servers' URLs, the webhook pointed at the receiver, a
  * fresh secret for console sessions, and `/__scheduled` to run the drift check at once. Then a
  * real OpenID provider on the port the fence was told, whose client's redirect URI is that
- * fence's callback.
+ * fence's callback. The OAuth-protected notes server and its authorization server start first,
+ * so the fence gets their URL and a key ring for the connections; everything the dev server
+ * prints is also kept in a file, for the tests that look for tokens in its logs.
  */
 export async function setup(project: TestProject): Promise<void> {
   mcp = await startEverything();
@@ -71,6 +88,9 @@ export async function setup(project: TestProject): Promise<void> {
   // The MCP server is reached through a proxy that notes the trace context it is sent.
   recorder = await startTraceRecorder(mcp.url);
   const idpIssuer = `http://127.0.0.1:${await freePort()}`;
+  notes = await startNotes();
+  logDir = mkdtempSync(join(tmpdir(), "toolfence-e2e-log-"));
+  const devLog = join(logDir, "wrangler-dev.log");
   dev = await startDev(
     {
       ...telemetryVars(otlp.url),
@@ -84,8 +104,11 @@ export async function setup(project: TestProject): Promise<void> {
       OIDC_ISSUER: idpIssuer,
       OIDC_CLIENT_ID: IDP_CLIENT_ID,
       OIDC_CLIENT_SECRET: IDP_CLIENT_SECRET,
+      MCP_NOTES_URL: notes.mcpUrl,
+      // A fresh key ring for the upstream connections; a test value, never a deployment's.
+      CONNECTION_KEYS: `e2e:${randomBytes(32).toString("base64url")}`,
     },
-    { testScheduled: true },
+    { testScheduled: true, logFile: devLog },
   );
   idp = await startIdp(idpIssuer, `${dev.url}/console/oidc/callback`);
   project.provide("fenceUrl", dev.url);
@@ -97,6 +120,10 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide("otlpUrl", otlp.url);
   project.provide("recorderUrl", recorder.url);
   project.provide("idpIssuer", idpIssuer);
+  project.provide("notesUrl", notes.mcpUrl);
+  project.provide("notesIssuer", notes.issuer);
+  project.provide("devState", dev.state);
+  project.provide("devLog", devLog);
 }
 
 export async function teardown(): Promise<void> {
@@ -107,4 +134,6 @@ export async function teardown(): Promise<void> {
   await otlp?.stop();
   await recorder?.stop();
   await idp?.stop();
+  await notes?.stop();
+  if (logDir !== undefined) rmSync(logDir, { recursive: true, force: true });
 }

@@ -60,10 +60,10 @@ export type UrlElicitation = (
  */
 export async function mcpClient(
   runId: string,
-  opts: { era?: Era; key?: string; openUrl?: UrlElicitation } = {},
+  opts: { era?: Era; key?: string; openUrl?: UrlElicitation; address?: string } = {},
 ): Promise<Client> {
   const key = opts.key ?? DEV_KEY;
-  const address = addressFor(key);
+  const address = opts.address ?? addressFor(key);
   const transport = new StreamableHTTPClientTransport(
     new URL(`http://localhost/v1/runs/${runId}/mcp`),
     {

@@ -12,6 +12,8 @@ describe.each<Era>(["legacy", "auto"])("MCP tools/list (%s era)", (era) => {
       "fetch_service_logs",
       "get_ticket",
       "noop",
+      "notes_add_note",
+      "notes_whoami",
       "ops_restart_service",
       "ops_service_status",
     ]);

@@ -69,14 +69,15 @@ describe("the deployed bundle", () => {
     expect(map.sources.some((s) => s.endsWith("validators/cfWorkerProvider.ts"))).toBe(true);
   });
 
-  it("is minified, and uploads at most 1,125 KiB", () => {
+  it("is minified, and uploads at most 1,175 KiB", () => {
     // A ceiling against growth, not the target: the upload's target (900 KiB) is missed since
-    // OAuth, sign-in, telemetry and the vendored secret rules joined the bundle, and BENCHMARKS.md gives the figure.
+    // OAuth, sign-in, telemetry, the vendored secret rules and upstream connections joined the
+    // bundle, and BENCHMARKS.md gives the figure.
     // Unminified, the bundle keeps esbuild's `// path` comment before each module.
     expect(bundle).not.toMatch(/^\/\/ (src|\.\.)\//m);
     const kib = Number(/Total Upload: ([\d.]+) KiB/.exec(upload)?.[1]);
     expect(kib).toBeGreaterThan(100);
-    expect(kib).toBeLessThanOrEqual(1_125);
+    expect(kib).toBeLessThanOrEqual(1_175);
   });
 
   it("holds no module twice", () => {

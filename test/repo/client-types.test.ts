@@ -37,6 +37,8 @@ describe("the typed client", () => {
       | "ops_service_status"
       | "ops_restart_service"
       | "kb_search"
+      | "notes_whoami"
+      | "notes_add_note"
     >();
     expectTypeOf<ToolArgs<"add_comment">>().toEqualTypeOf<{ ticket_id: string; body: string }>();
     await run.call(

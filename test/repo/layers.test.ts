@@ -13,13 +13,14 @@ const LAYERS: Record<string, number> = {
   "src/ledger": 2,
   "src/cache": 2,
   "src/execute": 2,
-  "src/http": 3,
-  "src/mcp": 4,
-  "src/console": 4,
-  "src/oauth": 5,
-  "src/app.ts": 6,
-  "src/worker.ts": 7,
-  "src/index.ts": 8,
+  "src/connections": 3,
+  "src/http": 4,
+  "src/mcp": 5,
+  "src/console": 5,
+  "src/oauth": 6,
+  "src/app.ts": 7,
+  "src/worker.ts": 8,
+  "src/index.ts": 9,
 };
 
 const ROOT = resolve(import.meta.dirname, "../..");

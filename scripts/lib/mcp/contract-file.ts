@@ -17,8 +17,11 @@ export interface ImportOptions {
   prefix: string;
   /** Endpoint code: a variable holding the URL, or a service binding and the URL's path. */
   endpoint: { urlVar: string } | { binding: string; path: string };
-  /** Worker secret sent as a header, when the server needs credentials. */
-  auth?: { header: string; secret: string; scheme?: string };
+  /**
+   * Worker secret sent as a header, when the server needs credentials; or `oauth`: the server
+   * is called as the principal, with their own tokens (src/core/principal-auth.ts).
+   */
+  auth?: { header: string; secret: string; scheme?: string } | "oauth";
   /** What the listing scan found in the tool, pinned with it; none if absent. */
   findings?: readonly ListingFinding[];
   /**
@@ -171,6 +174,8 @@ function endpointCode(endpoint: ImportOptions["endpoint"]): string {
 
 function authLine(auth: ImportOptions["auth"]): string {
   if (auth === undefined) return "";
+  // The server answered 401 with its OAuth metadata: each caller connects as themselves.
+  if (auth === "oauth") return `\n    auth: { kind: "oauth", as: "principal" },`;
   const scheme = auth.scheme === undefined ? "" : `, scheme: ${literal(auth.scheme)}`;
   return `\n    auth: { header: ${literal(auth.header)}, secret: ${literal(auth.secret)}${scheme} },`;
 }

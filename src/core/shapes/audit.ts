@@ -41,6 +41,19 @@ export type AuditDecision = v.InferOutput<typeof AuditDecisionSchema>;
 const Via = { client_id: v.optional(v.string()), grant_id: v.optional(v.string()) };
 
 /**
+ * Who the upstream saw when a call was made as the principal (src/connections/): the
+ * connection whose token was sent and, when the token says so, the upstream's subject.
+ */
+export const UpstreamIdentitySchema = v.strictObject({
+  resource: described(v.string(), "The upstream MCP server (its RFC 9728 resource)."),
+  connection_id: described(v.string(), "The principal's connection whose token was sent."),
+  subject: v.optional(described(v.string(), "The upstream's subject, as its token names it.")),
+});
+
+/** The upstream identity a call made as the principal used. */
+const AsUpstream = { upstream_identity: v.optional(UpstreamIdentitySchema) };
+
+/**
  * Who an entry's act is by: a key (by digest and label), a person signed in through an
  * identity provider, either through an OAuth grant (its client and grant), or the fence itself
  * for what it settles alone (src/core/principal.ts).
@@ -51,6 +64,7 @@ export const PrincipalSchema = v.variant("kind", [
     key_id: v.nullable(v.string()),
     label: v.string(),
     ...Via,
+    ...AsUpstream,
   }),
   v.strictObject({
     kind: v.literal("person"),
@@ -60,6 +74,7 @@ export const PrincipalSchema = v.variant("kind", [
     email_verified: v.optional(v.literal(true)),
     name: v.optional(v.string()),
     ...Via,
+    ...AsUpstream,
   }),
   v.strictObject({ kind: v.literal("fence") }),
 ]);
@@ -122,7 +137,7 @@ export const AuditEntrySchema = v.strictObject({
   principal: v.optional(
     described(
       PrincipalSchema,
-      "Who the entry's act is by: a key, a person (through an OAuth grant: its client_id and grant_id), or the fence. Covered by the hash; absent only on entries written before it was kept.",
+      "Who the entry's act is by: a key, a person (through an OAuth grant: its client_id and grant_id), or the fence; for a call made as the principal, the upstream identity it used. Covered by the hash; absent only on entries written before it was kept.",
     ),
   ),
   note: described(v.nullable(v.string()), "The operator's note."),

@@ -50,6 +50,12 @@ export const ProblemSchema = v.object({
   expires_at: v.optional(Timestamp),
   rule: v.optional(described(v.string(), "The policy rule that asks a person.")),
   retry_after_s: v.optional(Count),
+  connect_url: v.optional(
+    described(
+      v.pipe(v.string(), v.url()),
+      "For `upstream_authorization_required`: the fence's page where the caller connects the upstream, single use, valid ten minutes.",
+    ),
+  ),
 });
 
 /** An RFC 9457 problem with the fence's `reason` and `decision` members. */
