@@ -6,6 +6,7 @@
  * beside their floors; `npm run bench -- --bundle` only the bundle and startup table, which it
  * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
  * cost of tracing, on and off; `npm run bench -- --guard [--quick]` the result rules' cost per KiB;
+ * `npm run bench -- --guardrails` what the result rules catch and miss on outside corpora;
  * `npm run bench -- --end-to-end [--quick]` the end-to-end table against the floor.
  * A run rewrites only the sections of the tables it measured: every other section of
  * BENCHMARKS.md, hand-written ones too, is kept.
@@ -19,6 +20,7 @@ import { benchmarksDoc, hasSection } from "./bench/doc.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchGuard } from "./bench/guard.ts";
+import { benchGuardrails } from "./bench/guardrails.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchKeyed } from "./bench/keyed.ts";
 import { benchProfile } from "./bench/profile.ts";
@@ -35,6 +37,7 @@ const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --bundle
        npm run bench -- --telemetry [--quick]
        npm run bench -- --guard [--quick]
+       npm run bench -- --guardrails
        npm run bench -- --end-to-end [--quick]`;
 
 const { values: flags } = parseCli(
@@ -47,6 +50,7 @@ const { values: flags } = parseCli(
       bundle: { type: "boolean", default: false },
       telemetry: { type: "boolean", default: false },
       guard: { type: "boolean", default: false },
+      guardrails: { type: "boolean", default: false },
       "end-to-end": { type: "boolean", default: false },
     },
   },
@@ -143,6 +147,12 @@ async function telemetry(): Promise<void> {
 async function guard(): Promise<void> {
   rewriteApart(await benchGuard(quick), true);
 }
+/** Recall and false positives on the outside corpora: printed with an example of each miss, and put in place of (or after) its section. */
+function guardrails(): void {
+  const { table, details } = benchGuardrails();
+  process.stdout.write(`\n${details}\n`);
+  rewriteApart(table, true);
+}
 /** The end-to-end table alone, against a fresh fence and floor: printed, and put in place of its section. */
 async function endToEnd(): Promise<void> {
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");
@@ -170,6 +180,7 @@ async function main(): Promise<void> {
   if (flags.bundle) return bundle();
   if (flags.telemetry) return telemetry();
   if (flags.guard) return guard();
+  if (flags.guardrails) return guardrails();
   if (flags["end-to-end"]) return endToEnd();
   const tables: Table[] = [];
   process.stderr.write("gate against floor…\n");
