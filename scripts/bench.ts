@@ -7,6 +7,7 @@
  * prints and rewrites in BENCHMARKS.md; `npm run bench -- --telemetry [--quick]` likewise the
  * cost of tracing, on and off; `npm run bench -- --result-rules [--quick]` the result rules' cost
  * per KiB; `npm run bench -- --end-to-end [--quick]` the end-to-end table against the floor;
+ * `npm run bench -- --guardrails` what the result rules catch and miss on outside corpora;
  * `npm run bench -- --guard [--quick]` measures the end-to-end and keyed-mutation tables again,
  * prints them and fails when a path's worker CPU ratio to its floor is more than 10 % above the
  * one BENCHMARKS.md records (scripts/bench/cpu-guard.ts); it writes nothing.
@@ -23,6 +24,7 @@ import { benchmarksDoc, hasSection } from "./bench/doc.ts";
 import { benchGate } from "./bench/gate.ts";
 import { benchGrowth } from "./bench/growth.ts";
 import { benchGuard } from "./bench/guard.ts";
+import { benchGuardrails } from "./bench/guardrails.ts";
 import { benchHttp } from "./bench/http.ts";
 import { benchKeyed } from "./bench/keyed.ts";
 import { benchProfile } from "./bench/profile.ts";
@@ -39,6 +41,7 @@ const USAGE = `usage: npm run bench [-- [--quick] [--growth=<calls>]]
        npm run bench -- --bundle
        npm run bench -- --telemetry [--quick]
        npm run bench -- --result-rules [--quick]
+       npm run bench -- --guardrails
        npm run bench -- --end-to-end [--quick]
        npm run bench -- --guard [--quick]`;
 
@@ -52,6 +55,7 @@ const { values: flags } = parseCli(
       bundle: { type: "boolean", default: false },
       telemetry: { type: "boolean", default: false },
       "result-rules": { type: "boolean", default: false },
+      guardrails: { type: "boolean", default: false },
       "end-to-end": { type: "boolean", default: false },
       guard: { type: "boolean", default: false },
     },
@@ -182,6 +186,14 @@ async function cpuGuard(): Promise<void> {
     process.exitCode = 1;
   }
 }
+
+/** Recall and false positives on the outside corpora: printed with an example of each miss, and put in place of (or after) its section. */
+function guardrails(): void {
+  const { table, details } = benchGuardrails();
+  process.stdout.write(`\n${details}\n`);
+  rewriteApart(table, true);
+}
+
 /** The end-to-end table alone, against a fresh fence and floor: printed, and put in place of its section. */
 async function endToEnd(): Promise<void> {
   process.stderr.write("starting wrangler dev: the fence and the floor…\n");
@@ -209,6 +221,7 @@ async function main(): Promise<void> {
   if (flags.bundle) return bundle();
   if (flags.telemetry) return telemetry();
   if (flags["result-rules"]) return resultRules();
+  if (flags.guardrails) return guardrails();
   if (flags["end-to-end"]) return endToEnd();
   if (flags.guard) return cpuGuard();
   const tables: Table[] = [];

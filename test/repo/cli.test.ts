@@ -39,6 +39,7 @@ describe("the command lines", () => {
         "bench:paired",
         "contracts",
         "fuzz",
+        "guard-corpora",
         "keys",
         "policy",
         "replay",
