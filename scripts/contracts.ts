@@ -1,6 +1,8 @@
 /**
  * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b] [--prefix p]
  *   [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
+ * `npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
+ *   [--server https://base] [--out dir]`
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
@@ -23,6 +25,8 @@ import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
 import { type ImportOptions, pinFile, renderContract } from "./lib/mcp/contract-file.ts";
 import { drift, drifted, driftTable } from "./lib/mcp/drift.ts";
 import { type ListedTool, type Pin, readPins } from "./lib/mcp/pin.ts";
+import { importOpenApi } from "./lib/openapi/import.ts";
+import { printable } from "./lib/printable.ts";
 
 /** The exit code when a server could not be listed: nothing was compared, which is not drift. */
 const UNREACHABLE_EXIT = 3;
@@ -30,10 +34,15 @@ const UNREACHABLE_EXIT = 3;
 const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--tools a,b]
          [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out contracts]
          [--accept-findings]
+       npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
+         [--server https://base] [--out contracts]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--dir contracts]`;
 
 const OPTIONS = {
   mcp: { type: "string" },
+  openapi: { type: "string" },
+  operations: { type: "string" },
+  server: { type: "string" },
   header: { type: "string", multiple: true },
   tools: { type: "string" },
   prefix: { type: "string" },
@@ -83,18 +92,6 @@ async function listTools(url: string, headers: Record<string, string>): Promise<
   }
 }
 
-/**
- * Text that came from a server, safe to print: control characters (a terminal's escape
- * sequences among them) are shown as escapes, never sent to the terminal.
- */
-function printable(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
-    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 function importOptions(url: string, flags: Flags, headers: Record<string, string>): ImportOptions {
   const binding = flags.binding;
   const endpoint =
@@ -112,6 +109,15 @@ function importOptions(url: string, flags: Flags, headers: Record<string, string
 }
 
 async function runImport(flags: Flags): Promise<number> {
+  if (flags.openapi !== undefined) {
+    const operations = flags.operations?.split(",").map((o) => o.trim());
+    return importOpenApi(flags.openapi, {
+      out: flags.out ?? "contracts",
+      prefix: flags.prefix ?? "",
+      ...(flags.server === undefined ? {} : { server: flags.server }),
+      ...(operations === undefined ? {} : { operations }),
+    });
+  }
   const url = flags.mcp;
   if (url === undefined) return usage();
   const headers = headersOf(flags);
