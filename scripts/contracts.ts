@@ -1,6 +1,8 @@
 /**
  * `npm run contracts -- import --mcp <url> [--header "Name: value"] [--auth oauth] [--tools a,b]
  *   [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME] [--out dir]`
+ * `npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
+ *   [--server https://base] [--out dir]`
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--auth oauth] [--dir dir]`
  *
  * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
@@ -32,6 +34,8 @@ import {
 import { drift, drifted, driftTable } from "./lib/mcp/drift.ts";
 import { asksForOAuth, listWithBrowser } from "./lib/mcp/oauth-listing.ts";
 import { type ListedTool, type Pin, readPins } from "./lib/mcp/pin.ts";
+import { importOpenApi } from "./lib/openapi/import.ts";
+import { printable } from "./lib/printable.ts";
 
 /** The project's root: the fence's modules an imported file needs are found from it. */
 const ROOT = resolve(import.meta.dirname, "..");
@@ -42,11 +46,16 @@ const UNREACHABLE_EXIT = 3;
 const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: value"] [--auth oauth]
          [--tools a,b] [--prefix p] [--url-var NAME | --binding NAME [--path /p]] [--secret NAME]
          [--out contracts] [--accept-findings]
+       npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
+         [--server https://base] [--out contracts]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--auth oauth]
          [--dir contracts]`;
 
 const OPTIONS = {
   mcp: { type: "string" },
+  openapi: { type: "string" },
+  operations: { type: "string" },
+  server: { type: "string" },
   header: { type: "string", multiple: true },
   auth: { type: "string" },
   tools: { type: "string" },
@@ -107,18 +116,6 @@ async function listTools(
   }
 }
 
-/**
- * Text that came from a server, safe to print: control characters (a terminal's escape
- * sequences among them) are shown as escapes, never sent to the terminal.
- */
-function printable(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point.
-    /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
 function importOptions(url: string, flags: Flags, headers: Record<string, string>): ImportOptions {
   const binding = flags.binding;
   const endpoint =
@@ -138,6 +135,15 @@ function importOptions(url: string, flags: Flags, headers: Record<string, string
 }
 
 async function runImport(flags: Flags): Promise<number> {
+  if (flags.openapi !== undefined) {
+    const operations = flags.operations?.split(",").map((o) => o.trim());
+    return importOpenApi(flags.openapi, {
+      out: flags.out ?? "contracts",
+      prefix: flags.prefix ?? "",
+      ...(flags.server === undefined ? {} : { server: flags.server }),
+      ...(operations === undefined ? {} : { operations }),
+    });
+  }
   const url = flags.mcp;
   if (url === undefined) return usage();
   const headers = headersOf(flags);
