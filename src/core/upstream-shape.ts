@@ -10,6 +10,8 @@ const Text = v.pipe(v.string(), v.minLength(1));
 const Method = v.picklist(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 const Auth = v.strictObject({ header: Text, secret: Text, scheme: v.optional(Text) });
 const Idempotent = v.optional(v.boolean());
+/** An MCP server's credentials: the fence's secret, or (with a `kind`) the principal's own, checked by principal-auth.ts. */
+const McpAuth = v.union([Auth, v.looseObject({ kind: v.string() })]);
 
 const UpstreamSchema = v.variant("kind", [
   v.strictObject({
@@ -35,7 +37,7 @@ const UpstreamSchema = v.variant("kind", [
       v.strictObject({ binding: Text, path: Text }),
     ]),
     tool: Text,
-    auth: v.optional(Auth),
+    auth: v.optional(McpAuth),
     // The pin file as imported (it also names the tool and any findings): drift reads it.
     pinned: v.looseObject({ source: v.string(), sha256: v.string(), schema: v.unknown() }),
     idempotent: Idempotent,
