@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as v from "valibot";
@@ -45,6 +45,13 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("contracts import --openapi", () => {
+  it("imports the fence's modules relative to the folder written to", () => {
+    const text = readFileSync(join(dir, "get_pet_by_id.ts"), "utf8");
+    const expected = relative(dir, join(ROOT, "src/core/contract.ts")).split("\\").join("/");
+    expect(expected).not.toBe("../src/core/contract.ts");
+    expect(text).toContain(`import type { ToolContract } from ${JSON.stringify(expected)};`);
+  });
+
   it("writes one contract per operation it can enforce, named from operationId", () => {
     expect(readdirSync(dir).sort()).toEqual([
       "find_pets_by_status.ts",

@@ -23,6 +23,8 @@ export interface Operation {
 /** How imported operations are named and reached. */
 export interface OpenApiOptions {
   prefix: string;
+  /** The specifier of `src/core/contract.ts` from the folder written to (importsFrom). */
+  contractModule: string;
   /** The description's `servers`, for the upstream URL, unless `server` replaces them. */
   servers: unknown;
   server?: string;
@@ -151,7 +153,7 @@ export function renderOperation(o: Operation, options: OpenApiOptions): Rendered
   const summary = [o.op.summary, o.op.description].find((t) => typeof t === "string");
   const exportName = camel(name);
   const text = `import * as v from "valibot";
-import type { ToolContract } from "../src/core/contract.ts";
+import type { ToolContract } from ${literal(options.contractModule)};
 
 /**
  * An operation of an OpenAPI description, imported by \`npm run contracts -- import --openapi\`.

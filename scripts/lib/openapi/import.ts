@@ -3,13 +3,17 @@
  * operation that can be imported strictly, and print every other operation with its reasons.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { dereference } from "@readme/openapi-parser";
+import { importsFrom } from "../mcp/contract-file.ts";
 import { literal } from "../mcp/literal.ts";
 import { printable } from "../printable.ts";
 import { type OpenApiOptions, operationsOf, remoteName, renderOperation } from "./contract-file.ts";
 
 type Node = Record<string, unknown>;
+
+/** The project the written files import the fence's modules from. */
+const ROOT = resolve(import.meta.dirname, "../../..");
 
 export interface OpenApiImport {
   out: string;
@@ -37,6 +41,7 @@ export async function importOpenApi(source: string, options: OpenApiImport): Pro
   const components = (doc.components ?? {}) as Node;
   const render: OpenApiOptions = {
     prefix: options.prefix,
+    contractModule: importsFrom(options.out, ROOT).contract,
     servers: doc.servers,
     securitySchemes: (components.securitySchemes ?? {}) as Node,
     security: doc.security,
