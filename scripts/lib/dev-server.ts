@@ -129,13 +129,10 @@ const DEMO_CONTRACTS = "demo/contracts/index.ts";
 const POLICY_IMPORT = "./policy.json";
 
 /**
- * The fence's config (`toml`, the checkout's wrangler.toml in `cwd`) bundling `policy` in place
- * of the demo's policy: an `[alias]` entry for the import (wrangler resolves an alias by its
- * exact specifier; `wrangler dev` has no `--alias`), its paths made absolute, so the text can
- * be written anywhere.
+ * A wrangler config (`toml`, read from the checkout `cwd`) with its entries (`main`) and its
+ * `[alias]` targets made absolute, so the text can be written anywhere.
  */
-export function fenceConfig(toml: string, cwd: string, policy: string): string {
-  if (!/^\[alias\]$/m.test(toml)) throw new Error("wrangler.toml has no [alias] table");
+export function absoluteConfig(toml: string, cwd: string): string {
   return toml
     .replace(
       /^main = "([^"]+)"$/gm,
@@ -144,11 +141,21 @@ export function fenceConfig(toml: string, cwd: string, policy: string): string {
     .replace(
       /^("[^"]+") = "(\.\.?\/[^"]+)"$/gm,
       (_, name: string, to: string) => `${name} = ${JSON.stringify(resolve(cwd, to))}`,
-    )
-    .replace(
-      /^\[alias\]$/m,
-      `[alias]\n${JSON.stringify(POLICY_IMPORT)} = ${JSON.stringify(policy)}`,
     );
+}
+
+/**
+ * The fence's config (`toml`, the checkout's wrangler.toml in `cwd`) bundling `policy` in place
+ * of the demo's policy: an `[alias]` entry for the import (wrangler resolves an alias by its
+ * exact specifier; `wrangler dev` has no `--alias`), its paths made absolute, so the text can
+ * be written anywhere.
+ */
+export function fenceConfig(toml: string, cwd: string, policy: string): string {
+  if (!/^\[alias\]$/m.test(toml)) throw new Error("wrangler.toml has no [alias] table");
+  return absoluteConfig(toml, cwd).replace(
+    /^\[alias\]$/m,
+    `[alias]\n${JSON.stringify(POLICY_IMPORT)} = ${JSON.stringify(policy)}`,
+  );
 }
 
 /**

@@ -37,6 +37,7 @@ describe("the command lines", () => {
         "bench",
         "bench:mcp",
         "bench:paired",
+        "conformance",
         "contracts",
         "fuzz",
         "guard-corpora",
