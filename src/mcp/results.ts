@@ -6,6 +6,7 @@
  * `structuredContent` (clients validate it against the output schema even on errors).
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { ToolContract } from "../core/contract.ts";
 import type { Problem as ProblemDetails } from "../core/shapes/decision.ts";
 import type { Decision } from "../http/decision.ts";
 
@@ -41,8 +42,33 @@ function hintOf(p: Problem): string {
   return "Do not retry this call as it is: re-plan within the run's limits.";
 }
 
-/** Render the pipeline's decision as a tool result. */
-export function toolResult(d: Decision): CallToolResult {
+/**
+ * Whether a tool's results are relayed as the upstream's own tool result: a tool of an MCP
+ * server answers `{ content, structuredContent? }` (its output contract), which the client gets
+ * as it was sent, blocks and structured content unchanged (after the tool's result rules, which
+ * `_meta` marks), instead of a JSON rendering of it.
+ */
+export function relaysContent(contract: ToolContract | undefined): boolean {
+  return contract?.upstream.kind === "mcp";
+}
+
+/** The upstream's tool result inside a relayed tool's answer, or null when it has no content list. */
+function relayed(result: unknown): Pick<CallToolResult, "content" | "structuredContent"> | null {
+  if (typeof result !== "object" || result === null) return null;
+  const { content, structuredContent } = result as Record<string, unknown>;
+  if (!Array.isArray(content)) return null;
+  const structured =
+    typeof structuredContent === "object" && structuredContent !== null
+      ? { structuredContent: structuredContent as Record<string, unknown> }
+      : {};
+  return { content: content as CallToolResult["content"], ...structured };
+}
+
+/**
+ * Render the pipeline's decision as a tool result; `relay` (a tool `relaysContent`) hands on
+ * the upstream's result as it is.
+ */
+export function toolResult(d: Decision, relay = false): CallToolResult {
   const { body } = d;
   const meta = {
     [FENCE_META]: {
@@ -57,6 +83,8 @@ export function toolResult(d: Decision): CallToolResult {
   if (d.status === 202) return pendingResult(pendingApproval(d), meta);
   if (d.status === 200) {
     const result = body.result;
+    const upstream = relay ? relayed(result) : null;
+    if (upstream !== null) return { ...upstream, _meta: meta };
     const structured =
       typeof result === "object" && result !== null && !Array.isArray(result)
         ? { structuredContent: result as Record<string, unknown> }

@@ -10,7 +10,7 @@ import { boundedName } from "../core/gate.ts";
 import type { Unavailable } from "../execute/configured.ts";
 import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
 import { connectAnswer, connectLinkOf } from "./connect-input.ts";
-import { KEY_META, toolResult } from "./results.ts";
+import { KEY_META, relaysContent, toolResult } from "./results.ts";
 import { type ProposeCall, taskHandlers, taskOf } from "./task-handlers.ts";
 import { TASK_CAPABILITY, type TaskSeal } from "./tasks.ts";
 import { mcpTools } from "./tools.ts";
@@ -86,7 +86,7 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
         return approvalInput(answer, name, ctx.approvalPage);
       }
     }
-    return toolResult(answer);
+    return toolResult(answer, relaysContent(ctx.tools.find((c) => c.name === name)));
   });
   if (tasks !== null) taskHandlers(server, { ...ctx, tasks });
   return server;

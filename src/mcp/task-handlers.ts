@@ -13,7 +13,7 @@ import type {
 import * as v from "valibot";
 import type { ToolContract } from "../core/contract.ts";
 import type { Decision } from "../http/decision.ts";
-import { KEY_META } from "./results.ts";
+import { KEY_META, relaysContent } from "./results.ts";
 import {
   declaresTasks,
   missingTasksCapability,
@@ -110,7 +110,8 @@ export function taskHandlers(server: Server, ctx: TaskContext): void {
     });
     const via = { method: "tasks/get", received };
     const d = await ctx.propose(call.tool, call.args, call.key, mcpReq.id, params._meta, via);
-    return taskState(params.taskId, call, d);
+    const relay = relaysContent(ctx.tools.find((t) => t.name === call.tool));
+    return taskState(params.taskId, call, d, relay);
   });
   // Both only acknowledge a task that opens. The fence asks for no input on a task: an update's
   // responses (the SDK lifts `inputResponses` off the params as it does a retry's) answer keys

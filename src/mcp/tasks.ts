@@ -127,7 +127,12 @@ export function taskSeal(secret: string, ref: RunRef): TaskSeal {
  * `working`; anything else is `completed` with the call's tool result, a refusal included (an
  * `isError` result is a tool error, never a `failed` task: SEP-2663, Task Execution Errors).
  */
-export function taskState(taskId: string, call: TaskCall, d: Decision): Record<string, unknown> {
+export function taskState(
+  taskId: string,
+  call: TaskCall,
+  d: Decision,
+  relay = false,
+): Record<string, unknown> {
   const now = Date.now();
   const expiresAt = Date.parse(call.expires);
   const common = {
@@ -138,7 +143,11 @@ export function taskState(taskId: string, call: TaskCall, d: Decision): Record<s
   };
   if (d.status !== 202) {
     // The result as the tools/call would have answered it on 2026-07-28: discriminated too.
-    return { ...common, status: "completed", result: { resultType: "complete", ...toolResult(d) } };
+    return {
+      ...common,
+      status: "completed",
+      result: { resultType: "complete", ...toolResult(d, relay) },
+    };
   }
   const approval = pendingApproval(d);
   const statusMessage = `Waiting for a person to approve this call: ${call.tool} (rule ${approval.rule}, approval ${approval.approval_id}); nothing has run yet. The approval expires at ${approval.expires_at}.`;

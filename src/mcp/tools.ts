@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { catalogue } from "../core/catalogue.ts";
 import type { ToolContract } from "../core/contract.ts";
+import { relaysContent } from "./results.ts";
 
 /** One entry of the JSON catalogue, as `GET /v1/tools` publishes it. */
 interface CatalogueEntry {
@@ -63,13 +64,20 @@ export const PENDING_SCHEMA = {
 function outputSchemaOf(
   entry: CatalogueEntry,
   approvable: boolean,
-): NonNullable<Tool["outputSchema"]> {
-  if (!approvable) return entry.output_schema;
+  relay: boolean,
+): Tool["outputSchema"] {
   const { $schema, ...result } = entry.output_schema as Record<string, unknown>;
+  const dialect = $schema === undefined ? {} : { $schema };
+  // A relayed tool's structured content is the upstream's, described by the `structuredContent`
+  // of its output contract; without one it has no output schema, as the upstream lists none.
+  const properties = result.properties as Record<string, Record<string, unknown>> | undefined;
+  const structured = relay ? properties?.structuredContent : result;
+  if (structured === undefined) return undefined;
+  if (!approvable) return { ...dialect, ...structured } as NonNullable<Tool["outputSchema"]>;
   return {
-    ...($schema === undefined ? {} : { $schema }),
+    ...dialect,
     type: "object",
-    anyOf: [result, PENDING_SCHEMA],
+    anyOf: [structured, PENDING_SCHEMA],
   } as NonNullable<Tool["outputSchema"]>;
 }
 
@@ -84,12 +92,13 @@ export function mcpTools(
   const { tools } = catalogue(contracts, "json") as { tools: CatalogueEntry[] };
   return contracts.map((c, i) => {
     const entry = tools[i] as CatalogueEntry;
+    const output = outputSchemaOf(entry, approvable(c.name), relaysContent(c));
     return {
       name: c.name,
       title: titleOf(c.name),
       description: c.description,
       inputSchema: entry.input_schema,
-      outputSchema: outputSchemaOf(entry, approvable(c.name)),
+      ...(output === undefined ? {} : { outputSchema: output }),
       annotations: annotationsOf(c),
     };
   });

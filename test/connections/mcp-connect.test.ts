@@ -26,7 +26,7 @@ describe("MCP 2025-11-25: a call without a connection", () => {
     expect(done.status).toBe(200);
     const result = await client.callTool(WHOAMI);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ structuredContent: { subject: "ada" } });
+    expect(result.structuredContent).toMatchObject({ subject: "ada" });
     await client.close();
   });
 });
@@ -51,7 +51,7 @@ describe("MCP 2026-07-28: a call without a connection", () => {
     });
     const result = await client.callTool(WHOAMI);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ structuredContent: { subject: "grace" } });
+    expect(result.structuredContent).toMatchObject({ subject: "grace" });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain("notes_whoami is called as you");
     await client.close();

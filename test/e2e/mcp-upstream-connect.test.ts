@@ -51,7 +51,7 @@ describe("a call as the principal over MCP, without a connection", () => {
     await connectInBrowser(page, elicitation?.url ?? "", key, "carol", issuer);
     const result = await client.callTool(WHOAMI);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ structuredContent: { subject: "carol" } });
+    expect(result.structuredContent).toMatchObject({ subject: "carol" });
     expect((await notesSeen(notesUrl)).calls.at(-1)).toMatchObject({ sub: "carol" });
     await client.close();
   });
@@ -72,7 +72,7 @@ describe("a call as the principal over MCP, without a connection", () => {
     await client.connect(transport(key, `e2e-mcp-connect-${crypto.randomUUID()}`));
     const result = await client.callTool(WHOAMI);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ structuredContent: { subject: "dan" } });
+    expect(result.structuredContent).toMatchObject({ subject: "dan" });
     expect(asked).toHaveLength(1);
     expect((await notesSeen(notesUrl)).calls.at(-1)).toMatchObject({ sub: "dan" });
     await client.close();
