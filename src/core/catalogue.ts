@@ -2,7 +2,7 @@
  * The catalogue (`GET /v1/tools`): each contract's JSON Schema, generated from the valibot
  * schemas the gate runs, in the fence's own, OpenAI's and Anthropic's dialects.
  */
-import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
+import { type ConversionConfig, type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { ToolContract } from "./contract.ts";
 import type { JsonLikeObject } from "./openai-args.ts";
 
@@ -112,12 +112,25 @@ function openAiEntry(contract: ToolContract): JsonLikeObject {
   };
 }
 
+/**
+ * The mark of a check whose JSON Schema keywords its contract publishes with `v.metadata`
+ * (contracts/json-schema.ts registers the same symbol): nothing more is published for it. Any
+ * other check has no JSON Schema form, and the conversion fails on it.
+ */
+const LISTED_KEYWORDS = Symbol.for("toolfence.listed-keywords");
+
+const CONVERSION: ConversionConfig = {
+  target: TARGET,
+  overrideAction: ({ valibotAction, jsonSchema }) =>
+    LISTED_KEYWORDS in valibotAction ? jsonSchema : undefined,
+};
+
 function schemasOf(contract: ToolContract): { input: JsonSchema; output: JsonSchema } {
   let pair = schemas.get(contract);
   if (pair === undefined) {
     pair = {
-      input: toJsonSchema(contract.input, { target: TARGET, typeMode: "input" }),
-      output: toJsonSchema(contract.output, { target: TARGET, typeMode: "output" }),
+      input: toJsonSchema(contract.input, { ...CONVERSION, typeMode: "input" }),
+      output: toJsonSchema(contract.output, { ...CONVERSION, typeMode: "output" }),
     };
     schemas.set(contract, pair);
   }

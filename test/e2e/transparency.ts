@@ -95,7 +95,9 @@ function run(
 /** The fence's generated files: contracts list, policy allowing them all, worker, config. */
 function writeFence(dir: string): void {
   const files = readdirSync(dir).filter(
-    (f) => f.endsWith(".ts") && f !== "mcp-content.ts" && f !== "worker.ts" && f !== "index.ts",
+    (f) =>
+      f.endsWith(".ts") &&
+      !["mcp-content.ts", "json-schema.ts", "worker.ts", "index.ts"].includes(f),
   );
   const names = files.map((f) => f.slice(0, -3)).sort();
   const imports = names.map((n, i) => `import * as c${i} from "./${n}.ts";`).join("\n");
@@ -150,7 +152,10 @@ export async function startStand(): Promise<Stand> {
   const dir = mkdtempSync(join(ROOT, "test/e2e/.imported-conformance-"));
   const drop = () => rmSync(dir, { recursive: true, force: true });
   try {
-    copyFileSync(join(ROOT, "contracts/mcp-content.ts"), join(dir, "mcp-content.ts"));
+    // What imported contracts import from their folder, as contracts/ holds it.
+    for (const file of ["mcp-content.ts", "json-schema.ts"]) {
+      copyFileSync(join(ROOT, "contracts", file), join(dir, file));
+    }
     const imported = await run(process.execPath, [
       join(ROOT, "scripts/contracts.ts"),
       ...["import", "--mcp", upstream.url, "--url-var", URL_VAR, "--out", dir],

@@ -49,8 +49,8 @@ describe("JSON Schema to valibot source", () => {
     expect(made.ok ? [] : made.problems).toEqual([
       't.input: "patternProperties" on a object cannot be enforced exactly',
       't.input.any: no single known "type" (undefined): it would accept any value',
-      't.input.ref: "$ref" cannot be enforced exactly',
-      't.input.both: "allOf" cannot be enforced exactly',
+      't.input.ref: "$ref" "#/$defs/x" names no definition of the schema\'s own "$defs"',
+      't.input.both: "allOf" is enforced only on an object schema ("type": "object")',
       't.input.odd: format "hostname-ish" has no exact check',
       't.input.set: "uniqueItems" on a array cannot be enforced exactly',
     ]);

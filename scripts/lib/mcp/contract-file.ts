@@ -7,7 +7,7 @@ import { relative, resolve, sep } from "node:path";
 import type { ListingFinding } from "../../../src/core/guardrails/listing-scan.ts";
 import { literal } from "./literal.ts";
 import { type ListedTool, pinnedSchema, schemaHash } from "./pin.ts";
-import { schemaCode } from "./schema-code.ts";
+import { schemaCode, usesKeywordChecks } from "./schema-code.ts";
 
 /** How an imported tool is reached and named in the fence. */
 export interface ImportOptions {
@@ -37,12 +37,15 @@ export interface ContractImports {
   contract: string;
   /** Of `contracts/mcp-content.ts`. */
   content: string;
+  /** Of `contracts/json-schema.ts`, which a contract imports when its input needs checks. */
+  jsonSchema: string;
 }
 
 /** The imports of a file written to `contracts/`. */
 const CONTRACTS_FOLDER: ContractImports = {
   contract: "../src/core/contract.ts",
   content: "./mcp-content.ts",
+  jsonSchema: "./json-schema.ts",
 };
 
 /**
@@ -55,7 +58,11 @@ export function importsFrom(folder: string, root: string): ContractImports {
     const path = relative(resolve(folder), resolve(root, file)).split(sep).join("/");
     return path.startsWith("../") ? path : `./${path}`;
   };
-  return { contract: from("src/core/contract.ts"), content: from("contracts/mcp-content.ts") };
+  return {
+    contract: from("src/core/contract.ts"),
+    content: from("contracts/mcp-content.ts"),
+    jsonSchema: from("contracts/json-schema.ts"),
+  };
 }
 
 /** A rendered contract file and its pin, or why the tool cannot be imported strictly. */
@@ -118,9 +125,13 @@ export function renderContract(tool: ListedTool, options: ImportOptions): Render
   const structured = output === null ? "" : `,\n    structuredContent: ${indent(output.code, 4)}`;
   const exportName = camel(name);
   const imports = options.imports ?? CONTRACTS_FOLDER;
+  const checks = usesKeywordChecks(input.ok ? input.code : "")
+    ? `import { keywordCheck } from ${literal(imports.jsonSchema)};
+`
+    : "";
   const text = `import * as v from "valibot";
 import type { ToolContract } from ${literal(imports.contract)};
-import { McpContentList } from ${literal(imports.content)};
+${checks}import { McpContentList } from ${literal(imports.content)};
 import pin from "./${pinFile(name)}" with { type: "json" };
 
 /**

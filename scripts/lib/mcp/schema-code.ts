@@ -2,6 +2,12 @@
  * JSON Schema (as MCP servers list it) to valibot source code a person can read and tighten.
  * Only constructs valibot can enforce exactly are translated; anything else is refused with
  * the path of the offending node, never loosened to `v.unknown()`.
+ *
+ * Draft 2020-12 beyond single types: a `$ref` into the schema's own `$defs` is written out in
+ * place (a recursive one is refused); `prefixItems` is a tuple; and an object's `allOf` and
+ * `if`/`then`/`else` become checks (`keywordCheck`, contracts/json-schema.ts) of valibot schemas
+ * with the keywords' exact meaning on the object, which the catalogue publishes as the server
+ * listed them (with its `$defs`).
  */
 
 import { keyLiteral, literal } from "./literal.ts";
@@ -21,10 +27,17 @@ const ANNOTATIONS = new Set([
   "deprecated",
   "readOnly",
   "writeOnly",
+  // Names a schema for references; only `#/$defs/…` references are followed.
+  "$anchor",
+  // Definitions are read where a `$ref` names them, not as a constraint.
+  "$defs",
 ]);
 
-/** Composition keywords with no exact valibot form (references are not resolved). */
-const COMPOSITION = ["$ref", "allOf", "oneOf", "not", "if", "$dynamicRef"];
+/** Composition keywords with no exact valibot form. */
+const COMPOSITION = ["oneOf", "not", "$dynamicRef", "dependentSchemas", "dependentRequired"];
+
+/** An object's keywords that constrain it as a whole, enforced by checks after its shape. */
+const APPLICATORS = ["allOf", "if", "then", "else"] as const;
 
 /** String formats with an exact valibot action. */
 const FORMATS: Record<string, string> = {
@@ -44,8 +57,8 @@ const KNOWN: Record<string, readonly string[]> = {
   integer: ["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
   boolean: ["type", "const"],
   null: ["type"],
-  array: ["type", "items", "minItems", "maxItems"],
-  object: ["type", "properties", "required", "additionalProperties"],
+  array: ["type", "items", "prefixItems", "minItems", "maxItems"],
+  object: ["type", "properties", "required", "additionalProperties", ...APPLICATORS],
 };
 
 /** Keys valibot never reads from an object (against prototype pollution), so never enforces. */
@@ -53,14 +66,47 @@ const UNREAD_KEYS = new Set(["__proto__", "prototype", "constructor"]);
 
 type Node = Record<string, unknown>;
 
-/** Translate `schema`; `where` names it in problems (e.g. `echo.input`). */
-export function schemaCode(schema: unknown, where: string): SchemaCode {
-  const problems: string[] = [];
-  const code = node(schema, where, problems, "");
-  return problems.length === 0 ? { ok: true, code } : { ok: false, problems };
+/** What one translation carries down the tree besides the node. */
+interface Walk {
+  /** Every construct that could not be expressed strictly. */
+  problems: string[];
+  /** The schema translated, whose `$defs` are published with its checks. */
+  root: unknown;
+  /** The root's `$defs`, which `$ref`s name. */
+  defs: Record<string, unknown>;
+  /** The definitions being written out, outermost first: a `$ref` to one of them recurses. */
+  refs: readonly string[];
+  /**
+   * True inside a branch of `allOf` or `if`/`then`/`else`, applied to the object already
+   * checked: a schema there has JSON Schema's own meaning (an object without
+   * `additionalProperties: false` keeps other keys, a schema with no type constrains only
+   * what it names), since being stricter in a condition would make the whole looser.
+   */
+  applied: boolean;
 }
 
-function node(schema: unknown, path: string, problems: string[], indent: string): string {
+/** Translate `schema`; `where` names it in problems (e.g. `echo.input`). */
+export function schemaCode(schema: unknown, where: string): SchemaCode {
+  const defs = (schema as Node | null)?.$defs;
+  const walk: Walk = {
+    problems: [],
+    root: schema,
+    defs: typeof defs === "object" && defs !== null ? (defs as Record<string, unknown>) : {},
+    refs: [],
+    applied: false,
+  };
+  const code = node(schema, where, walk, "");
+  return walk.problems.length === 0 ? { ok: true, code } : { ok: false, problems: walk.problems };
+}
+
+/** Whether the generated code uses `keywordCheck` (contracts/json-schema.ts), which it imports then. */
+export function usesKeywordChecks(code: string): boolean {
+  return code.includes("keywordCheck(");
+}
+
+function node(schema: unknown, path: string, walk: Walk, indent: string): string {
+  const { problems } = walk;
+  if (walk.applied && typeof schema === "boolean") return schema ? "v.unknown()" : "v.never()";
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     problems.push(
       `${path}: a schema that is not an object (${JSON.stringify(schema)}) accepts anything`,
@@ -68,7 +114,7 @@ function node(schema: unknown, path: string, problems: string[], indent: string)
     return "";
   }
   const s = schema as Node;
-  const base = shape(s, path, problems, indent);
+  const base = shape(s, path, walk, indent);
   if (typeof s.description !== "string") return base;
   const description = `v.description(${literal(s.description)})`;
   // One pipe, not a pipe in a pipe: a pipe's call spans the whole expression.
@@ -77,11 +123,13 @@ function node(schema: unknown, path: string, problems: string[], indent: string)
     : withPipe(base, [description]);
 }
 
-function shape(s: Node, path: string, problems: string[], indent: string): string {
+function shape(s: Node, path: string, walk: Walk, indent: string): string {
+  const { problems } = walk;
+  if (typeof s.$ref === "string") return refCode(s, path, walk, indent);
   if (Array.isArray(s.enum)) return enumCode(s, path, problems);
   if ("const" in s) return `v.literal(${literal(s.const)})`;
   if (Array.isArray(s.anyOf)) {
-    const branches = s.anyOf.map((b, i) => node(b, `${path}.anyOf[${i}]`, problems, indent));
+    const branches = s.anyOf.map((b, i) => node(b, `${path}.anyOf[${i}]`, walk, indent));
     return `v.union([${branches.join(", ")}])`;
   }
   const composed = COMPOSITION.find((key) => key in s);
@@ -92,7 +140,22 @@ function shape(s: Node, path: string, problems: string[], indent: string): strin
   const type = s.type;
   if (Array.isArray(type) && type.length === 2 && type.includes("null")) {
     const other = type.find((t) => t !== "null");
-    return `v.nullable(${shape({ ...s, type: other }, path, problems, indent)})`;
+    return `v.nullable(${shape({ ...s, type: other }, path, walk, indent)})`;
+  }
+  // In an applied branch a schema without a type constrains the object by what it names.
+  if (walk.applied && type === undefined) {
+    const named = Object.keys(s).filter((k) => !ANNOTATIONS.has(k));
+    if (named.length === 0) return "v.unknown()";
+    if (named.every((k) => KNOWN.object?.includes(k))) {
+      return shape({ ...s, type: "object" }, path, walk, indent);
+    }
+  }
+  const applicator = APPLICATORS.find((key) => key in s);
+  if (type !== "object" && applicator !== undefined) {
+    problems.push(
+      `${path}: "${applicator}" is enforced only on an object schema ("type": "object")`,
+    );
+    return "";
   }
   if (typeof type !== "string" || KNOWN[type] === undefined) {
     problems.push(
@@ -117,10 +180,74 @@ function shape(s: Node, path: string, problems: string[], indent: string): strin
     case "null":
       return "v.null()";
     case "array":
-      return arrayCode(s, path, problems, indent);
+      return arrayCode(s, path, walk, indent);
     default:
-      return objectCode(s, path, problems, indent);
+      return withChecks(objectCode(s, path, walk, indent), s, path, walk, indent);
   }
+}
+
+/**
+ * A `$ref` into the schema's own `$defs` (`#/$defs/name`, RFC 6901 escapes), written out in
+ * place; any other reference, a recursive one or a keyword beside it is refused.
+ */
+function refCode(s: Node, path: string, walk: Walk, indent: string): string {
+  const ref = s.$ref as string;
+  const beside = Object.keys(s).filter((k) => k !== "$ref" && !ANNOTATIONS.has(k));
+  if (beside.length > 0) {
+    walk.problems.push(`${path}: "${beside[0]}" beside "$ref" cannot be enforced exactly`);
+    return "";
+  }
+  const name = /^#\/\$defs\/([^/]+)$/.exec(ref)?.[1]?.replaceAll("~1", "/").replaceAll("~0", "~");
+  if (name === undefined || !Object.hasOwn(walk.defs, name)) {
+    walk.problems.push(
+      `${path}: "$ref" ${literal(ref)} names no definition of the schema's own "$defs"`,
+    );
+    return "";
+  }
+  if (walk.refs.includes(name)) {
+    walk.problems.push(`${path}: "$ref" ${literal(ref)} is recursive, which has no exact check`);
+    return "";
+  }
+  return node(walk.defs[name], path, { ...walk, refs: [...walk.refs, name] }, indent);
+}
+
+/**
+ * An object's `allOf` and `if`/`then`/`else` as checks after its shape: each branch a valibot
+ * schema applied to the object (JSON Schema's meaning: see `Walk.applied`), the keywords and
+ * the root's `$defs` published as the server listed them.
+ */
+function withChecks(base: string, s: Node, path: string, walk: Walk, indent: string): string {
+  const applied = { ...walk, applied: true };
+  const inner = `${indent}  `;
+  const checks: string[] = [];
+  const listed: Record<string, unknown> = {};
+  if (Array.isArray(s.allOf)) {
+    listed.allOf = s.allOf;
+    s.allOf.forEach((b, i) => {
+      const at = `allOf[${i}]`;
+      const branch = node(b, `${path}.${at}`, applied, inner);
+      checks.push(`keywordCheck(${literal(at)}, (input) => v.is(${branch}, input))`);
+    });
+  } else if (s.allOf !== undefined) {
+    walk.problems.push(`${path}: "allOf" is not a list of schemas`);
+  }
+  if (s.if !== undefined) {
+    const branch = (key: "if" | "then" | "else") => {
+      if (s[key] === undefined) return "v.unknown()";
+      listed[key] = s[key];
+      return node(s[key], `${path}.${key}`, applied, inner);
+    };
+    const [test, then, otherwise] = [branch("if"), branch("then"), branch("else")];
+    checks.push(
+      `keywordCheck("if/then/else", (input) =>\n${inner}  v.is(${test}, input) ? v.is(${then}, input) : v.is(${otherwise}, input),\n${inner})`,
+    );
+  }
+  // Without "if", "then" and "else" are ignored (JSON Schema 2020-12, 10.2.2.2-3).
+  // The definitions the published keywords' references name, as listed.
+  if (s === walk.root && Object.keys(walk.defs).length > 0) listed.$defs = walk.defs;
+  if (Object.keys(listed).length === 0) return base;
+  const metadata = `v.metadata(${literal(listed)})`;
+  return `v.pipe(\n${inner}${[base, ...checks, metadata].join(`,\n${inner}`)},\n${indent})`;
 }
 
 function enumCode(s: Node, path: string, problems: string[]): string {
@@ -160,37 +287,57 @@ function numberCode(s: Node, type: string): string {
   return withPipe("v.number()", actions);
 }
 
-function arrayCode(s: Node, path: string, problems: string[], indent: string): string {
-  if (s.items === undefined || Array.isArray(s.items)) {
-    problems.push(`${path}: an array needs one "items" schema`);
-    return "";
-  }
+function arrayCode(s: Node, path: string, walk: Walk, indent: string): string {
   const actions: string[] = [];
   if (typeof s.minItems === "number") actions.push(`v.minLength(${literal(s.minItems)})`);
   if (typeof s.maxItems === "number") actions.push(`v.maxLength(${literal(s.maxItems)})`);
-  return withPipe(`v.array(${node(s.items, `${path}[]`, problems, indent)})`, actions);
+  if (Array.isArray(s.prefixItems)) {
+    // 2020-12 tuples: the named positions, then `items` for the rest (none when absent or
+    // false: stricter, never looser, than a tuple open to anything after them).
+    const items = s.prefixItems.map((b, i) => node(b, `${path}[${i}]`, walk, indent));
+    const tuple = `[${items.join(", ")}]`;
+    const rest = s.items === undefined || s.items === false ? null : s.items;
+    return withPipe(
+      rest === null
+        ? `v.strictTuple(${tuple})`
+        : `v.tupleWithRest(${tuple}, ${node(rest, `${path}[]`, walk, indent)})`,
+      actions,
+    );
+  }
+  if (s.items === undefined || Array.isArray(s.items)) {
+    walk.problems.push(`${path}: an array needs one "items" schema`);
+    return "";
+  }
+  return withPipe(`v.array(${node(s.items, `${path}[]`, walk, indent)})`, actions);
 }
 
-function objectCode(s: Node, path: string, problems: string[], indent: string): string {
+function objectCode(s: Node, path: string, walk: Walk, indent: string): string {
+  const { problems } = walk;
   const props = (s.properties ?? {}) as Record<string, unknown>;
   const extra = s.additionalProperties;
   if (Object.keys(props).length === 0 && typeof extra === "object" && extra !== null) {
-    return `v.record(v.string(), ${node(extra, `${path}.*`, problems, indent)})`;
+    return `v.record(v.string(), ${node(extra, `${path}.*`, walk, indent)})`;
   }
+  // Applied to an object, a schema that does not close it keeps the object's other keys.
+  const open = walk.applied && extra === undefined;
   if (extra !== undefined && extra !== false) {
     problems.push(`${path}: extra properties next to named ones cannot be enforced exactly`);
   }
-  const required = new Set(Array.isArray(s.required) ? s.required : []);
+  const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
   const inner = `${indent}  `;
-  // Unlisted keys are refused even where the server's schema leaves them open: stricter, never looser.
-  const lines = Object.entries(props).map(([key, value]) => {
+  // Unlisted keys are refused even where the server's schema leaves them open: stricter, never
+  // looser. A required key the properties do not describe must be there with any value, or,
+  // where the schema allows no other keys, can never be (JSON Schema: it is one of them).
+  const undescribed = extra === false ? "v.never()" : "v.unknown()";
+  const unnamed = Symbol("no property schema");
+  const described = { ...Object.fromEntries([...required].map((k) => [k, unnamed])), ...props };
+  const lines = Object.entries(described).map(([key, value]) => {
     if (UNREAD_KEYS.has(key)) problems.push(`${path}: a key named "${key}" cannot be enforced`);
-    const code = node(value, `${path}.${key}`, problems, inner);
+    const code = value === unnamed ? undescribed : node(value, `${path}.${key}`, walk, inner);
     return `${inner}${keyLiteral(key)}: ${required.has(key) ? code : `v.optional(${code})`},`;
   });
-  return lines.length === 0
-    ? "v.strictObject({})"
-    : `v.strictObject({\n${lines.join("\n")}\n${indent}})`;
+  const kind = open ? "v.looseObject" : "v.strictObject";
+  return lines.length === 0 ? `${kind}({})` : `${kind}({\n${lines.join("\n")}\n${indent}})`;
 }
 
 function withPipe(base: string, actions: readonly string[]): string {
