@@ -246,11 +246,74 @@ export function table(rows: readonly Row[]): string {
   return [head, rule, ...lines].join("\n");
 }
 
+/** Why a scenario that passes directly fails through the fence. */
+export interface Listed {
+  /** `changed`: the fence changes this on purpose; `not relayed`: a gap, not yet relayed. */
+  kind: "changed" | "not relayed";
+  reason: string;
+}
+
+const RESOURCES = "resources of an upstream are not relayed: the fence serves tools only";
+const PROMPTS = "prompts of an upstream are not relayed: the fence serves tools only";
+const TO_CLIENT =
+  "a request the upstream makes during a call (elicitation, sampling, roots) is not relayed to the agent's client: the fence's call to the upstream declares no such capability, so the tool gets no answer";
+const INPUT_REQUIRED =
+  "an upstream's input-required result is not relayed: the fence asks for input only for its own approvals, so the call comes back complete";
+const NOTIFIED =
+  "progress and log notifications of an upstream tool are not relayed: the fence answers each call with its result alone";
+
 /**
- * What the fence changes on purpose, by scenario (or `revision:scenario`), and why: a scenario
- * that passes directly and fails through the fence is either here or a defect.
+ * Every scenario (or `revision:scenario`) that passes directly and fails through the fence,
+ * and why: a difference not listed here is a defect, and an entry that no longer differs is
+ * stale. docs/mcp.md gives the same list.
  */
-export const DELIBERATE: Readonly<Record<string, string>> = {};
+export const LISTED: Readonly<Record<string, Listed>> = {
+  "http-custom-header-server-validation": {
+    kind: "changed",
+    reason:
+      "a tool whose schema mirrors an argument into a header (x-mcp-header) is refused at import: the fence does not validate that header, and imports nothing it cannot enforce",
+  },
+  "completion-complete": {
+    kind: "not relayed",
+    reason: "completion/complete is not relayed: the fence has no prompts or resource templates",
+  },
+  "logging-set-level": {
+    kind: "not relayed",
+    reason: "the fence has no logging capability, so logging/setLevel is -32601",
+  },
+  "tools-call-with-logging": { kind: "not relayed", reason: NOTIFIED },
+  "tools-call-with-progress": { kind: "not relayed", reason: NOTIFIED },
+  "tools-call-sampling": { kind: "not relayed", reason: TO_CLIENT },
+  "tools-call-elicitation": { kind: "not relayed", reason: TO_CLIENT },
+  "elicitation-sep1034-defaults": { kind: "not relayed", reason: TO_CLIENT },
+  "elicitation-sep1330-enums": { kind: "not relayed", reason: TO_CLIENT },
+  "server-stateless": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-basic-elicitation": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-basic-sampling": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-basic-list-roots": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-request-state": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-multiple-input-requests": {
+    kind: "not relayed",
+    reason: INPUT_REQUIRED,
+  },
+  "input-required-result-multi-round": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-result-type": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-tampered-state": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-capability-check": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "input-required-result-non-tool-request": { kind: "not relayed", reason: PROMPTS },
+  caching: { kind: "not relayed", reason: `${RESOURCES}; ${PROMPTS}` },
+  "resources-list": { kind: "not relayed", reason: RESOURCES },
+  "resources-read-text": { kind: "not relayed", reason: RESOURCES },
+  "resources-read-binary": { kind: "not relayed", reason: RESOURCES },
+  "resources-templates-read": { kind: "not relayed", reason: RESOURCES },
+  "resources-subscribe": { kind: "not relayed", reason: RESOURCES },
+  "resources-unsubscribe": { kind: "not relayed", reason: RESOURCES },
+  "prompts-list": { kind: "not relayed", reason: PROMPTS },
+  "prompts-get-simple": { kind: "not relayed", reason: PROMPTS },
+  "prompts-get-with-args": { kind: "not relayed", reason: PROMPTS },
+  "prompts-get-embedded-resource": { kind: "not relayed", reason: PROMPTS },
+  "prompts-get-with-image": { kind: "not relayed", reason: PROMPTS },
+};
 
 /** A scenario that passes directly and fails through the fence. */
 export interface Difference {
@@ -258,8 +321,8 @@ export interface Difference {
   scenario: string;
   /** The fence's failed checks. */
   failures: string[];
-  /** Why the fence changes it on purpose, or null when it is not listed (a defect). */
-  deliberate: string | null;
+  /** Why, or null when it is not listed (a defect). */
+  listed: Listed | null;
 }
 
 /** Every scenario that passes directly and fails through the fence. */
@@ -270,6 +333,6 @@ export function differences(rows: readonly Row[]): Difference[] {
       revision: r.revision,
       scenario: r.scenario,
       failures: r.fence.failures,
-      deliberate: DELIBERATE[`${r.revision}:${r.scenario}`] ?? DELIBERATE[r.scenario] ?? null,
+      listed: LISTED[`${r.revision}:${r.scenario}`] ?? LISTED[r.scenario] ?? null,
     }));
 }
