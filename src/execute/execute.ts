@@ -20,6 +20,8 @@ import { callHeaders, type PrincipalToken } from "./call-identity.ts";
 import { classifyStatus } from "./classify.ts";
 import type { Execution } from "./execution.ts";
 import { guarded } from "./guard.ts";
+// A type only: the MCP client SDK is loaded by the first MCP call (see `call`).
+import type { UpstreamNotice } from "./mcp.ts";
 
 /** What one execution needs besides the validated arguments. */
 export interface ExecutionContext {
@@ -42,6 +44,8 @@ export interface ExecutionContext {
   resultRules?: ResolvedRules;
   /** The principal's token, for a tool whose upstream is called as the principal. */
   bearer?: PrincipalToken;
+  /** Where an MCP upstream's progress and log messages go during the call; none if absent. */
+  notify?: (notice: UpstreamNotice) => void;
 }
 
 export type { Execution };

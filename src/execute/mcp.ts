@@ -31,6 +31,31 @@ export const IDEMPOTENCY_META = "io.toolfence/idempotency-key";
 /** Most characters of an upstream's error text carried into a refusal's detail. */
 export const MAX_UPSTREAM_TEXT = 500;
 
+/** Most notifications relayed from one call (progress and log messages); later ones are dropped. */
+export const MAX_NOTICES = 32;
+
+/** Most characters of a relayed notification's text (a log message's data, a progress message). */
+export const MAX_NOTICE_TEXT = 1_000;
+
+/**
+ * What an upstream tool said while it ran, for the caller to relay during the call: progress,
+ * or a log message (its data as text). Texts have passed the tool's result rules.
+ */
+export type UpstreamNotice =
+  | { kind: "progress"; progress: number; total?: number; message?: string }
+  | { kind: "log"; level: LogLevel; logger?: string; data: string };
+
+/** The log levels of MCP (RFC 5424's severities). */
+type LogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
 /** How long the drift check waits for one server's tool list. */
 const LIST_TIMEOUT_MS = 10_000;
 
@@ -54,6 +79,8 @@ export interface McpCallContext {
   answering?: (status: number) => void;
   /** The principal's token, for a server called as the principal. */
   bearer?: PrincipalToken | undefined;
+  /** Where the upstream's progress and log messages go during the call; dropped if absent. */
+  notify?: ((notice: UpstreamNotice) => void) | undefined;
 }
 
 /**
@@ -139,10 +166,14 @@ async function callWith(
     const key = ctx.upstreamKey === null ? {} : { [IDEMPOTENCY_META]: ctx.upstreamKey };
     const sent = { ...traced, ...key };
     const meta = Object.keys(sent).length === 0 ? undefined : sent;
+    const relay = ctx.notify === undefined ? undefined : noticeRelay(ctx.notify, rules);
+    if (relay !== undefined) {
+      client.setNotificationHandler("notifications/message", ({ params }) => relay.log(params));
+    }
     const result = await bound.race(
       client.callTool(
         { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
-        { signal: ctx.signal },
+        { signal: ctx.signal, ...(relay === undefined ? {} : { onprogress: relay.progress }) },
       ),
     );
     if (result.isError === true) {
@@ -222,6 +253,40 @@ function isToolCall(body: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The upstream's notifications of one call, bounded (MAX_NOTICES, MAX_NOTICE_TEXT) and their
+ * texts passed through the tool's result rules (as its error texts are) before `notify` sees
+ * them: they reach the agent as a result would.
+ */
+function noticeRelay(notify: (notice: UpstreamNotice) => void, rules: ResolvedRules) {
+  let left = MAX_NOTICES;
+  const text = (raw: unknown) => {
+    const whole = typeof raw === "string" ? raw : JSON.stringify(raw ?? null);
+    return Array.from(upstreamErrorText(whole, rules).text).slice(0, MAX_NOTICE_TEXT).join("");
+  };
+  const send = (notice: UpstreamNotice) => {
+    if (left <= 0) return;
+    left--;
+    notify(notice);
+  };
+  return {
+    progress: (p: { progress: number; total?: number; message?: string }) =>
+      send({
+        kind: "progress",
+        progress: p.progress,
+        ...(p.total === undefined ? {} : { total: p.total }),
+        ...(p.message === undefined ? {} : { message: text(p.message) }),
+      }),
+    log: (p: { level: LogLevel; logger?: string; data?: unknown }) =>
+      send({
+        kind: "log",
+        level: p.level,
+        ...(p.logger === undefined ? {} : { logger: text(p.logger) }),
+        data: text(p.data),
+      }),
+  };
 }
 
 /** An SDK failure as a refusal where the server answered; a transport failure is rethrown. */

@@ -18,6 +18,7 @@ import { err, type Result } from "../core/result.ts";
 import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
+import type { UpstreamNotice } from "../execute/mcp.ts";
 import { pinnedNow } from "../execute/pin-check.ts";
 import type {
   BudgetView,
@@ -77,6 +78,8 @@ export interface Proposal {
   received?: string;
   /** The client's trace context and JSON-RPC request, when not REST's headers (MCP `_meta`). */
   trace?: Pick<CallStart, "carrier" | "mcp">;
+  /** Where an MCP upstream's progress and log messages go while the tool runs (MCP edge). */
+  notify?: (notice: UpstreamNotice) => void;
 }
 
 /** `decide` inside the call's span (src/telemetry/): its steps are child spans. */
@@ -172,12 +175,8 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   if (route.kind === "served") return served(ledger, callRef, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
   try {
-    return await admitAndRun(c, callRef, call, proposal, route, {
-      started,
-      ledger,
-      digest,
-      bearer,
-    });
+    const made = { started, ledger, digest, bearer, notify: input.notify };
+    return await admitAndRun(c, callRef, call, proposal, route, made);
   } finally {
     // Joiners must never wait on a leader that was refused or threw before landing.
     leader?.land(null);
@@ -215,9 +214,15 @@ async function admitAndRun(
   call: GatedCall,
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
-  // What the call's decision already made: its start, its run's ledger, its keyed digest, and
-  // the token of a call made as the principal.
-  made: { started: number; ledger: Ledger; digest: Digest; bearer: Bearer | undefined },
+  // What the call's decision already made: its start, its run's ledger, its keyed digest, the
+  // token of a call made as the principal, and where the tool's notifications go.
+  made: {
+    started: number;
+    ledger: Ledger;
+    digest: Digest;
+    bearer: Bearer | undefined;
+    notify: Proposal["notify"];
+  },
 ): Promise<Decision> {
   const { callId } = proposal;
   const { started, ledger, digest } = made;
@@ -272,7 +277,7 @@ async function admitAndRun(
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
-  const ran = await run(c, ref, call, answer.deadlineAt, made.bearer);
+  const ran = await run(c, ref, call, answer.deadlineAt, made.bearer, made.notify);
   const execution = noRetryLeft(ran, proposal, answer);
   const upstream = keptUpstream(execution, call, c.get("fence"), digest);
   const outcome = keptForReplay(
@@ -338,6 +343,7 @@ async function run(
   call: GatedCall,
   deadlineAt: number,
   bearer?: Bearer,
+  notify?: Proposal["notify"],
 ): Promise<Execution> {
   const upstreamKey =
     call.key === null ? null : `tf-${await sha256Hex(`${ref.tenant}\n${ref.runId}\n${call.key}`)}`;
@@ -350,6 +356,7 @@ async function run(
     answerLimit: c.get("fence").policy.upstream_answer_max_bytes,
     resultRules: resultRulesOf(c.get("fence"), call.contract),
     ...(bearer === undefined ? {} : { bearer }),
+    ...(notify === undefined ? {} : { notify }),
   });
 }
 

@@ -13,6 +13,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import type { ToolContract } from "../core/contract.ts";
 import { consoleSecret } from "../core/keys.ts";
 import { approvalRulesOf, toolsFor } from "../core/policy.ts";
 import { err, ok } from "../core/result.ts";
@@ -24,6 +25,7 @@ import { MAX_BODY_BYTES } from "../http/limits.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { TraceCarrier } from "../telemetry/index.ts";
 import { type DoorRefusal, doorAnswer, type McpMessage, readMessage } from "./door.ts";
+import { relaysContent } from "./results.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
 import { taskSeal } from "./tasks.ts";
 
@@ -39,7 +41,9 @@ let modern: McpHttpHandler | undefined;
 function modernLeg(): McpHttpHandler {
   modern ??= createMcpHandler(
     (ctx) => fenceServer(ctx.authInfo?.extra?.[CONTEXT] as McpCallContext, "2026-07-28"),
-    { legacy: "reject", responseMode: "json", maxRequestBodySize: MAX_BODY_BYTES },
+    // JSON, upgraded to SSE when an upstream tool's progress or log messages come before the
+    // result (the SDK's `auto`); the fence's own tools send none.
+    { legacy: "reject", responseMode: "auto", maxRequestBodySize: MAX_BODY_BYTES },
   );
   return modern;
 }
@@ -54,7 +58,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
     tasks: secret === null ? null : taskSeal(secret, ref),
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.
-    propose: (name, args, key, id, meta, via) => {
+    propose: (name, args, key, id, meta, via, notify) => {
       const call = { tool: name, args, ...(key === undefined ? {} : { idempotency_key: key }) };
       return decide(c, ref, {
         contentType: "application/json",
@@ -66,6 +70,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
           carrier: carrierOf(c, meta),
           mcp: { method: via?.method ?? "tools/call", requestId: id },
         },
+        ...(notify === undefined ? {} : { notify }),
       });
     },
   };
@@ -142,6 +147,15 @@ function forbidden(message: string): Response {
   );
 }
 
+/** Whether `body` holds a `tools/call` of a tool whose upstream's notifications are relayed. */
+function callsRelayingTool(body: unknown, tools: readonly ToolContract[]): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m: { method?: unknown; params?: { name?: unknown } } | null) => {
+    if (m?.method !== "tools/call") return false;
+    return relaysContent(tools.find((t) => t.name === m.params?.name));
+  });
+}
+
 /** The MCP endpoint of one run. */
 export async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response> {
   const request = c.req.raw;
@@ -165,9 +179,11 @@ export async function mcpEndpoint(c: AppContext, ref: RunRef): Promise<Response>
   // The SDK is handed the strict reading; it never parses the body itself.
   const { parsed: parsedBody } = message;
   if (await isLegacyRequest(request, parsedBody)) {
+    // SSE for a call of an MCP upstream's tool, so its progress and log messages reach the
+    // client before the result; JSON for everything else.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: true,
+      enableJsonResponse: !callsRelayingTool(parsedBody, ctx.tools),
     });
     await fenceServer(ctx, "2025").connect(transport);
     return transport.handleRequest(request, { parsedBody });

@@ -3,11 +3,17 @@
  * RunLedger). It answers `tools/list` from the caller's contracts and hands every
  * `tools/call` to the fence's one pipeline as a proposal of form `mcp`.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import type { ToolContract } from "../core/contract.ts";
 import { boundedName } from "../core/gate.ts";
 import type { Unavailable } from "../execute/configured.ts";
+import type { UpstreamNotice } from "../execute/mcp.ts";
 import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
 import { connectAnswer, connectLinkOf } from "./connect-input.ts";
 import { KEY_META, relaysContent, toolResult } from "./results.ts";
@@ -51,6 +57,9 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
   const server = new Server(INFO, {
     capabilities: {
       tools: { listChanged: false },
+      // 2025 era: an MCP upstream's log messages are relayed during its calls; 2026-07-28
+      // carries the level in each request's `_meta` instead (SEP-2577).
+      ...(era === "2025" ? { logging: {} } : {}),
       ...(tasks === null ? {} : { extensions: TASK_CAPABILITY }),
     },
     instructions: INSTRUCTIONS,
@@ -66,7 +75,9 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
     const { name, _meta } = request.params;
     const args = request.params.arguments ?? {};
     const key = _meta?.[KEY_META];
-    const answer = await ctx.propose(name, args, key, mcpReq.id, _meta);
+    const answer = await ctx.propose(name, args, key, mcpReq.id, _meta, undefined, (notice) =>
+      relayNotice(mcpReq, _meta?.progressToken, notice),
+    );
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       const named = boundedName(name);
@@ -88,6 +99,33 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
     }
     return toolResult(answer, relaysContent(ctx.tools.find((c) => c.name === name)));
   });
+  // Stateless: no level is kept between requests, so every relayed message is sent (the
+  // upstream's own level decides what it logs).
+  if (era === "2025") server.setRequestHandler("logging/setLevel", () => ({}));
   if (tasks !== null) taskHandlers(server, { ...ctx, tasks });
   return server;
+}
+
+/**
+ * An upstream's notification during a call, sent on the call's own stream: progress only to a
+ * client that sent a progress token (MCP, "Progress"), with that token; a log message through
+ * the SDK's request log, which keeps to the level the request asked for.
+ */
+function relayNotice(
+  mcpReq: ServerContext["mcpReq"],
+  progressToken: unknown,
+  notice: UpstreamNotice,
+): void {
+  let sent: Promise<void> | undefined;
+  if (notice.kind === "log") sent = mcpReq.log(notice.level, notice.data, notice.logger);
+  else if (typeof progressToken === "string" || typeof progressToken === "number") {
+    const { progress, total, message } = notice;
+    const params = { progressToken, progress, ...(total === undefined ? {} : { total }) };
+    sent = mcpReq.notify({
+      method: "notifications/progress",
+      params: { ...params, ...(message === undefined ? {} : { message }) },
+    });
+  }
+  // A client gone before the result loses its notifications, nothing else.
+  sent?.catch(() => undefined);
 }

@@ -12,6 +12,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import type { ToolContract } from "../core/contract.ts";
+import type { UpstreamNotice } from "../execute/mcp.ts";
 import type { Decision } from "../http/decision.ts";
 import { KEY_META, relaysContent } from "./results.ts";
 import {
@@ -45,6 +46,7 @@ export type ProposeCall = (
   id: RequestId,
   meta: Record<string, unknown> | undefined,
   via?: ProposedVia,
+  notify?: (notice: UpstreamNotice) => void,
 ) => Promise<Decision>;
 
 /** What the task methods need of the request's context (src/mcp/server.ts has it all). */

@@ -259,8 +259,6 @@ const TO_CLIENT =
   "a request the upstream makes during a call (elicitation, sampling, roots) is not relayed to the agent's client: the fence's call to the upstream declares no such capability, so the tool gets no answer";
 const INPUT_REQUIRED =
   "an upstream's input-required result is not relayed: the fence asks for input only for its own approvals, so the call comes back complete";
-const NOTIFIED =
-  "progress and log notifications of an upstream tool are not relayed: the fence answers each call with its result alone";
 
 /**
  * Every scenario (or `revision:scenario`) that passes directly and fails through the fence,
@@ -277,12 +275,6 @@ export const LISTED: Readonly<Record<string, Listed>> = {
     kind: "not relayed",
     reason: "completion/complete is not relayed: the fence has no prompts or resource templates",
   },
-  "logging-set-level": {
-    kind: "not relayed",
-    reason: "the fence has no logging capability, so logging/setLevel is -32601",
-  },
-  "tools-call-with-logging": { kind: "not relayed", reason: NOTIFIED },
-  "tools-call-with-progress": { kind: "not relayed", reason: NOTIFIED },
   "tools-call-sampling": { kind: "not relayed", reason: TO_CLIENT },
   "tools-call-elicitation": { kind: "not relayed", reason: TO_CLIENT },
   "elicitation-sep1034-defaults": { kind: "not relayed", reason: TO_CLIENT },

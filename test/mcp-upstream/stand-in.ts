@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import * as v from "valibot";
 import { opsServiceStatus } from "../../demo/contracts/ops_service_status.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
+import { type ExecutionContext, execute } from "../../src/execute/execute.ts";
 
 /** How the stand-in answers one JSON-RPC request. */
 export type Answer = (message: { id?: number; method?: string }) => Response;
@@ -45,3 +46,12 @@ export const standInContract: ToolContract = {
     endpoint: { binding: "STAND_IN", path: "/mcp" },
   },
 };
+
+/** `standInContract` executed for `{ service: "checkout" }` against `bindings`, with `extra`. */
+export function executeBehind(bindings: Env, extra: Partial<ExecutionContext> = {}) {
+  return execute(
+    standInContract,
+    { service: "checkout" },
+    { env: bindings, tenant: "t", runId: "r", upstreamKey: null, timeoutMs: 2_000, ...extra },
+  );
+}
