@@ -10,14 +10,7 @@
  * URL and against a fresh run's `/v1/runs/{id}/mcp` (through a proxy adding the bearer key).
  */
 import { spawn } from "node:child_process";
-import {
-  copyFileSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { absoluteConfig, type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
@@ -94,38 +87,26 @@ function run(
 
 /** The fence's generated files: contracts list, policy allowing them all, worker, config. */
 function writeFence(dir: string): void {
-  const files = readdirSync(dir).filter(
-    (f) =>
-      f.endsWith(".ts") &&
-      !["mcp-content.ts", "json-schema.ts", "worker.ts", "index.ts"].includes(f),
-  );
+  const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
   const names = files.map((f) => f.slice(0, -3)).sort();
   const imports = names.map((n, i) => `import * as c${i} from "./${n}.ts";`).join("\n");
   const list = names.map((_, i) => `c${i}`).join(", ");
   writeFileSync(
     join(dir, "index.ts"),
-    `import type { ToolContract } from "../../../src/core/contract.ts";\n${imports}\n\n` +
-      `export const CONTRACTS: readonly ToolContract[] = [${list}].flatMap((m) => Object.values(m));\n`,
+    `import type { ToolContract } from "../../../src/core/contract.ts";\n${imports}\n` +
+      `import policy from "./policy.json" with { type: "json" };\n\n` +
+      `export const CONTRACTS: readonly ToolContract[] = [${list}].flatMap((m) => Object.values(m));\n` +
+      "export const POLICY_SOURCE: unknown = policy;\n",
   );
   // The demo's limits, with room for every scenario of a suite run in one run's budget.
   const demo = JSON.parse(readFileSync(join(ROOT, "contracts/policy.json"), "utf8")) as object;
   const policy = { ...demo, allowed_tools: names, max_mutations: 1000, max_paid_calls: 1000 };
   writeFileSync(join(dir, "policy.json"), `${JSON.stringify(policy, null, 2)}\n`);
-  writeFileSync(
-    join(dir, "worker.ts"),
-    `import { startFence } from "../../../src/fence.ts";
-import { createWorker } from "../../../src/worker.ts";
-import { CONTRACTS } from "./index.ts";
-import policy from "./policy.json" with { type: "json" };
-
-export { TargetClaims } from "../../../src/ledger/TargetClaims.ts";
-export { TenantIndex } from "../../../src/ledger/TenantIndex.ts";
-
-const worker = createWorker(startFence(CONTRACTS, policy, "policy.json"));
-export const RunLedger = worker.RunLedger;
-export default worker.handler;
-`,
-  );
+  // The deployed worker's entry with these contracts: every class it exports, as it does.
+  const entry = readFileSync(join(ROOT, "src/index.ts"), "utf8")
+    .replaceAll(`from "./`, `from "../../../src/`)
+    .replace(`from "../contracts/index.ts"`, `from "./index.ts"`);
+  writeFileSync(join(dir, "worker.ts"), entry);
   const toml = absoluteConfig(readFileSync(join(ROOT, "wrangler.toml"), "utf8"), ROOT);
   const main = `main = ${JSON.stringify(join(dir, "worker.ts"))}`;
   writeFileSync(join(dir, "wrangler.toml"), toml.replace(/^main = .*$/m, main));
@@ -144,18 +125,14 @@ async function exited(group: number | null): Promise<void> {
 }
 
 /**
- * Start the fixture, import its tools into a fresh folder of test/e2e (ignored by git; the
- * contracts' relative imports need it beside src/), and start a fence of them.
+ * Start the fixture, import its tools into a fresh folder of test/e2e (ignored by git, inside
+ * the checkout so its modules resolve the project's packages), and start a fence of them.
  */
 export async function startStand(): Promise<Stand> {
   const upstream = await startConformanceServer();
   const dir = mkdtempSync(join(ROOT, "test/e2e/.imported-conformance-"));
   const drop = () => rmSync(dir, { recursive: true, force: true });
   try {
-    // What imported contracts import from their folder, as contracts/ holds it.
-    for (const file of ["mcp-content.ts", "json-schema.ts"]) {
-      copyFileSync(join(ROOT, "contracts", file), join(dir, file));
-    }
     const imported = await run(process.execPath, [
       join(ROOT, "scripts/contracts.ts"),
       ...["import", "--mcp", upstream.url, "--url-var", URL_VAR, "--out", dir],
