@@ -4,6 +4,7 @@
  * `npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
  *   [--server https://base] [--out dir]`
  * `npm run contracts -- drift [--mcp <url>] [--header …] [--auth oauth] [--dir dir]`
+ * `npm run contracts -- types [--dir contracts] [--out toolfence-tools.d.ts]`
  *
  * import: list an MCP server's tools and write one contract file per tool, and its pin as JSON.
  * Each tool's listing is scanned first (hidden characters, text addressed to the model, a name
@@ -14,10 +15,14 @@
  * --auth oauth: the server is called as the principal (it answers 401 with its OAuth metadata);
  * its tools are listed with the token of `--header`, or after a person allows it in a browser
  * (lib/mcp/oauth-listing.ts), and the contracts say `auth: { kind: "oauth", as: "principal" }`.
+ * types: write the declaration that types `toolfence/client` for the tools of the folder
+ * (lib/client-types.ts), for a consumer project to keep beside its code.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { ToolContract } from "../src/core/contract.ts";
 import {
   describeListingFinding,
   REFUSING,
@@ -25,6 +30,7 @@ import {
 } from "../src/core/guardrails/listing-scan.ts";
 import { allTools } from "../src/execute/mcp-list.ts";
 import { parseCli, USAGE_EXIT } from "./lib/cli.ts";
+import { clientTypes } from "./lib/client-types.ts";
 import {
   type ImportOptions,
   importsFrom,
@@ -49,7 +55,8 @@ const USAGE = `usage: npm run contracts -- import --mcp <url> [--header "Name: v
        npm run contracts -- import --openapi <file-or-url> [--operations a,b] [--prefix p]
          [--server https://base] [--out contracts]
        npm run contracts -- drift [--mcp <url>] [--header "Name: value"] [--auth oauth]
-         [--dir contracts]`;
+         [--dir contracts]
+       npm run contracts -- types [--dir contracts] [--out toolfence-tools.d.ts]`;
 
 const OPTIONS = {
   mcp: { type: "string" },
@@ -254,6 +261,20 @@ async function runDrift(flags: Flags): Promise<number> {
   return anyDrift ? 1 : unlisted > 0 ? UNREACHABLE_EXIT : 0;
 }
 
+/** Write the client declaration for the contracts listed in `--dir`'s index.ts. */
+async function runTypes(flags: Flags): Promise<number> {
+  const dir = flags.dir ?? "contracts";
+  const out = flags.out ?? "toolfence-tools.d.ts";
+  const index = pathToFileURL(resolve(dir, "index.ts")).href;
+  const { CONTRACTS } = (await import(index)) as { CONTRACTS: readonly ToolContract[] };
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  writeFileSync(out, await clientTypes(CONTRACTS, dir));
+  console.log(
+    `wrote ${out}: the types of ${CONTRACTS.length} tool(s) of ${dir} for toolfence/client`,
+  );
+  return 0;
+}
+
 /** Whether `--auth oauth` was given; null for another value of `--auth`. */
 function authOf(flags: Flags): boolean | null {
   if (flags.auth === undefined) return false;
@@ -271,6 +292,7 @@ async function main(argv: string[]): Promise<number> {
   if (rest.length > 0) return usage();
   if (command === "import") return runImport(flags);
   if (command === "drift") return runDrift(flags);
+  if (command === "types") return runTypes(flags);
   return usage();
 }
 
