@@ -70,6 +70,53 @@ run.call("noop", { note: 1 });
 export const tools = [fenceTools(run), fenceAgentTools(run)];
 `;
 
+/**
+ * Names a documented snippet uses without defining them (the surrounding program's), declared
+ * in front of any snippet that does not bind them itself.
+ */
+const CONTEXT: Record<string, string> = {
+  url: "declare const url: string;",
+  key: "declare const key: string;",
+  model: "declare const model: string;",
+  prompt: "declare const prompt: string;",
+  name: "declare const name: string;",
+  instructions: "declare const instructions: string;",
+  input: "declare const input: string;",
+  generateText: 'import { generateText } from "ai";',
+  isStepCount: 'import { isStepCount } from "ai";',
+  Agent: 'import { Agent } from "@openai/agents";',
+  runAgent: 'import { run as runAgent } from "@openai/agents";',
+};
+
+/** Every TypeScript snippet of a markdown file that imports the package, in order. */
+function snippets(markdown: string): string[] {
+  const blocks = [
+    ...readFileSync(join(ROOT, markdown), "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm),
+  ];
+  return blocks.map((b) => b[1] ?? "").filter((code) => code.includes('from "toolfence/'));
+}
+
+/** A snippet as a module of its own: the context it does not bind, then the snippet as written. */
+function asModule(code: string): string {
+  const binds = (n: string) =>
+    new RegExp(`(import\\s*\\{[^}]*\\b|(const|let|function)\\s+|\\bas\\s+)${n}\\b`).test(code);
+  const context = Object.entries(CONTEXT).filter(([n]) => !binds(n));
+  return `${context.map(([, line]) => line).join("\n")}\n${code}`;
+}
+
+/** The documented snippets: the README's and docs/clients.md's, by file name. */
+const DOCUMENTED = Object.fromEntries(
+  (["README.md", "docs/clients.md"] as const).flatMap((md) =>
+    snippets(md).map((code, i) => [`${md.replace(/\W+/g, "-")}-${i + 1}.ts`, code]),
+  ),
+);
+
+/** The client snippet of docs/clients.md with one wrong thing each: each must not compile. */
+const MUTATIONS = [
+  { file: "wrong-name.ts", from: '"create_ticket"', to: '"create_tickets"' },
+  { file: "wrong-argument.ts", from: 'priority: "high"', to: 'priority: "HIGH"' },
+];
+
 let scratch = "";
 let installed = "";
 
@@ -80,9 +127,11 @@ beforeAll(async () => {
   await run("npm", ["pack", "--pack-destination", scratch], { cwd: ROOT });
   const packed = readdirSync(scratch).find((f) => f.endsWith(".tgz"));
   writeFileSync(join(scratch, "package.json"), '{ "private": true, "type": "module" }');
-  await run("npm", ["install", "--offline", "--no-audit", "--no-fund", `./${packed}`], {
-    cwd: scratch,
-  });
+  // The registry's current @types/node of the Node line the project runs on (24; the snippets
+  // read `process.env`); with 26's, @openai/agents 0.20's own declarations do not type-check.
+  // Installed with the tarball, since a later install prunes the links below.
+  const install = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
+  await run("npm", [...install, `./${packed}`, "@types/node@24"], { cwd: scratch });
   // The SDKs are the consumer's own; the workspace's copies stand in for them.
   for (const sdk of ["ai", "@openai/agents"]) {
     mkdirSync(dirname(join(scratch, "node_modules", sdk)), { recursive: true });
@@ -92,7 +141,49 @@ beforeAll(async () => {
   writeFileSync(join(scratch, "typed.ts"), TYPED);
   writeFileSync(join(scratch, "tsconfig.json"), '{ "include": ["typed.ts"] }');
   installed = join(scratch, "node_modules/toolfence");
+  await documentedProject();
 }, 180_000);
+
+/**
+ * The documented snippets in the scratch project, beside the types generated for the demo's
+ * tools: one project of them as written, one of the mutated client snippet, and one of them
+ * without the generated types.
+ */
+async function documentedProject() {
+  const types = join(scratch, "toolfence-tools.d.ts");
+  const generate = ["scripts/contracts.ts", "types", "--dir", "demo/contracts", "--out", types];
+  await run(NODES[24], generate, { cwd: ROOT });
+  for (const folder of ["documented", "mutated"]) mkdirSync(join(scratch, folder));
+  for (const [file, code] of Object.entries(DOCUMENTED)) {
+    writeFileSync(join(scratch, "documented", file), asModule(code));
+  }
+  const client = DOCUMENTED["docs-clients-md-1.ts"] ?? "";
+  for (const m of MUTATIONS) {
+    if (!client.includes(m.from)) throw new Error(`the client snippet has no ${m.from}`);
+    writeFileSync(join(scratch, "mutated", m.file), asModule(client.replace(m.from, m.to)));
+  }
+  // TypeScript 6 and later load no @types package unless `types` names it: Node's is named.
+  const project = (include: string[]) =>
+    JSON.stringify({ compilerOptions: { types: ["node"] }, include });
+  writeFileSync(
+    join(scratch, "tsconfig.documented.json"),
+    project(["documented", "toolfence-tools.d.ts"]),
+  );
+  writeFileSync(
+    join(scratch, "tsconfig.mutated.json"),
+    project(["mutated", "toolfence-tools.d.ts"]),
+  );
+  writeFileSync(join(scratch, "tsconfig.bare.json"), project(["documented"]));
+}
+
+/** tsc's report on one project of the scratch folder: its exit code and its errors. */
+async function typecheck(project: string): Promise<{ code: number; errors: string }> {
+  const tsc = join(ROOT, "node_modules/.bin/tsc");
+  return run(tsc, ["--noEmit", "-p", project], { cwd: scratch }).then(
+    ({ stdout }) => ({ code: 0, errors: stdout }),
+    (e: { code: number; stdout: string }) => ({ code: e.code, errors: e.stdout }),
+  );
+}
 
 afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -138,6 +229,39 @@ describe("the packed client package", () => {
   it("type-checks a consumer's code under tsc's default settings", async () => {
     const tsc = join(ROOT, "node_modules/.bin/tsc");
     await expect(run(tsc, ["--noEmit", "-p", "."], { cwd: scratch })).resolves.toBeDefined();
+  }, 180_000);
+
+  it("type-checks the README's and docs/clients.md's snippets with the generated types", async () => {
+    expect(Object.keys(DOCUMENTED)).toEqual([
+      "README-md-1.ts",
+      "docs-clients-md-1.ts",
+      "docs-clients-md-2.ts",
+      "docs-clients-md-3.ts",
+    ]);
+    expect(await typecheck("tsconfig.documented.json")).toEqual({ code: 0, errors: "" });
+  }, 180_000);
+
+  it("refuses a wrong tool name or argument in the documented client code", async () => {
+    const { code, errors } = await typecheck("tsconfig.mutated.json");
+    expect(code).not.toBe(0);
+    for (const m of MUTATIONS) {
+      const text = readFileSync(join(scratch, "mutated", m.file), "utf8");
+      const line = text.split("\n").findIndex((l) => l.includes(m.to)) + 1;
+      expect(errors).toMatch(
+        new RegExp(`^mutated/${m.file.replace(".", "\\.")}\\(${line},\\d+\\): error TS`, "m"),
+      );
+    }
+    // Nothing else fails: every error is in a mutated snippet (a wrong name also loses the
+    // result's type further down).
+    for (const at of errors.match(/^\S+(?=\(\d+,\d+\): error)/gm) ?? []) {
+      expect(at).toMatch(/^mutated\//);
+    }
+  }, 180_000);
+
+  it("needs the generated types for the demo's tools", async () => {
+    const { code, errors } = await typecheck("tsconfig.bare.json");
+    expect(code).not.toBe(0);
+    expect(errors).toContain(`'"create_ticket"' is not assignable`);
   }, 180_000);
 
   it("runs toolfence/openai-agents in a project without the AI SDK", async () => {
