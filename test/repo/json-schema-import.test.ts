@@ -2,6 +2,7 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/valida
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { keywordCheck } from "../../contracts/json-schema.ts";
+import { renderContract } from "../../scripts/lib/mcp/contract-file.ts";
 import { schemaCode } from "../../scripts/lib/mcp/schema-code.ts";
 import { catalogue } from "../../src/core/catalogue.ts";
 import type { ToolContract } from "../../src/core/contract.ts";
@@ -123,5 +124,26 @@ describe("JSON Schema 2020-12 keywords in an imported tool's input", () => {
       't.far: "$ref" "https://example.com/s.json" names no definition of the schema\'s own "$defs"',
       't.wide: "maxProperties" beside "$ref" cannot be enforced exactly',
     ]);
+  });
+});
+
+describe("an imported tool's output with JSON Schema keywords", () => {
+  it("imports their checks in the contract file, as for the input", () => {
+    const rendered = renderContract(
+      {
+        name: "lookup",
+        description: "Look up",
+        inputSchema: { type: "object", properties: {} },
+        outputSchema: {
+          type: "object",
+          properties: { a: { type: "string" }, b: { type: "string" } },
+          allOf: [{ anyOf: [{ required: ["a"] }, { required: ["b"] }] }],
+        },
+      },
+      { source: "https://mcp.example/mcp", prefix: "", endpoint: { urlVar: "MCP_SERVER_URL" } },
+    );
+    if (!rendered.ok) throw new Error(rendered.problems.join("\n"));
+    expect(rendered.text).toContain("keywordCheck(");
+    expect(rendered.text).toContain('import { keywordCheck } from "./json-schema.ts";');
   });
 });

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -36,6 +36,19 @@ async function load(name: string): Promise<ToolContract> {
 function issuePaths(schema: ToolContract["input"], value: unknown): string[] {
   const r = v.safeParse(schema, value);
   return r.success ? [] : r.issues.map((i) => v.getDotPath(i) ?? "");
+}
+
+/** Import a description written by the test, into its own folder of `dir`. */
+async function importDescription(name: string, description: unknown) {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify(description));
+  const out = join(dir, name);
+  const res = await promisify(execFile)(
+    process.execPath,
+    ["scripts/contracts.ts", "import", "--openapi", file, "--out", out],
+    { cwd: ROOT },
+  ).catch((e: { stdout: string; stderr: string }) => e);
+  return { out, res };
 }
 
 let petstore: Awaited<ReturnType<typeof importSpec>>;
@@ -110,7 +123,85 @@ describe("contracts import --openapi", () => {
     expect(circular.code).toBe(1);
     const expanded = await importSpec("petstore-expanded.json", "--server", "https://p.example");
     expect(expanded.stderr).toContain(`refused "find pet by id"`);
-    expect(expanded.stderr).toContain(`find_pets.output[]: "allOf" cannot be enforced exactly`);
+  });
+
+  it("imports an allOf of object schemas as the one object it composes", async () => {
+    const out = join(dir, "expanded");
+    const flags = ["--server", "https://p.example", "--out", out];
+    const expanded = await importSpec("petstore-expanded.json", ...flags);
+    expect(expanded.stdout).toContain("find_pets.ts");
+    const href = pathToFileURL(join(out, "find_pets.ts")).href;
+    const findPets = Object.values((await import(href)) as Record<string, ToolContract>)[0];
+    if (findPets === undefined) throw new Error("find_pets was not written");
+    // Pet: allOf [NewPet { name, tag? }, { id }].
+    expect(
+      issuePaths(findPets.output, [
+        { name: "Rex", id: 1 },
+        { name: "Tom", id: 2, tag: "cat" },
+      ]),
+    ).toEqual([]);
+    expect(issuePaths(findPets.output, [{ name: "Rex" }])).toEqual(["0.id"]);
+    expect(issuePaths(findPets.output, [{ id: 1, name: "Rex", owner: "me" }])).toEqual(["0.owner"]);
+  });
+
+  it("imports a oneOf of types no value has both of, and refuses any other oneOf", async () => {
+    const one = (oneOf: unknown[]) => ({
+      type: "object",
+      required: ["v"],
+      properties: { v: { oneOf } },
+    });
+    const op = (operationId: string, schema: unknown) => ({
+      operationId,
+      responses: { "200": { description: "ok", content: { "application/json": { schema } } } },
+    });
+    const description = {
+      openapi: "3.1.0",
+      info: { title: "oneOf", version: "1" },
+      servers: [{ url: "https://one.example" }],
+      paths: {
+        "/a": { get: op("textOrCount", one([{ type: "string" }, { type: "integer" }])) },
+        "/b": { get: op("countOrNumber", one([{ type: "integer" }, { type: "number" }])) },
+        "/c": { get: op("eitherObject", one([{ type: "object" }, { type: "object" }])) },
+      },
+    };
+    const { out, res } = await importDescription("one-of", description);
+    expect(readdirSync(out)).toEqual(["text_or_count.ts"]);
+    expect(res.stderr).toContain('count_or_number.output.v: "oneOf" cannot be enforced exactly');
+    expect(res.stderr).toContain('either_object.output.v: "oneOf" cannot be enforced exactly');
+    const href = pathToFileURL(join(out, "text_or_count.ts")).href;
+    const tool = Object.values((await import(href)) as Record<string, ToolContract>)[0];
+    if (tool === undefined) throw new Error("text_or_count was not written");
+    expect(issuePaths(tool.output, { v: "a" })).toEqual([]);
+    expect(issuePaths(tool.output, { v: 2 })).toEqual([]);
+    expect(issuePaths(tool.output, { v: true })).toEqual(["v"]);
+  });
+
+  it("composes a nullable allOf of objects (3.0), and refuses one that is not of plain objects", async () => {
+    const op = (operationId: string, schema: unknown) => ({
+      operationId,
+      responses: { "200": { description: "ok", content: { "application/json": { schema } } } },
+    });
+    const named = { type: "object", required: ["name"], properties: { name: { type: "string" } } };
+    const description = {
+      openapi: "3.0.3",
+      info: { title: "allOf", version: "1" },
+      servers: [{ url: "https://all.example" }],
+      paths: {
+        "/a": { get: op("maybeNamed", { nullable: true, allOf: [named] }) },
+        "/b": {
+          get: op("openNamed", { allOf: [named, { type: "object", additionalProperties: true }] }),
+        },
+      },
+    };
+    const { out, res } = await importDescription("all-of", description);
+    expect(readdirSync(out)).toEqual(["maybe_named.ts"]);
+    expect(res.stderr).toContain('open_named.output: "allOf" is enforced only on an object schema');
+    const href = pathToFileURL(join(out, "maybe_named.ts")).href;
+    const tool = Object.values((await import(href)) as Record<string, ToolContract>)[0];
+    if (tool === undefined) throw new Error("maybe_named was not written");
+    expect(issuePaths(tool.output, null)).toEqual([]);
+    expect(issuePaths(tool.output, { name: "a" })).toEqual([]);
+    expect(issuePaths(tool.output, {})).toEqual(["name"]);
   });
 
   it("refuses a description that is not OpenAPI 3.0 or 3.1 only by its version", async () => {

@@ -125,7 +125,7 @@ export function renderContract(tool: ListedTool, options: ImportOptions): Render
   const structured = output === null ? "" : `,\n    structuredContent: ${indent(output.code, 4)}`;
   const exportName = camel(name);
   const imports = options.imports ?? CONTRACTS_FOLDER;
-  const checks = usesKeywordChecks(input.ok ? input.code : "")
+  const checks = usesKeywordChecks(`${input.code}\n${output?.ok ? output.code : ""}`)
     ? `import { keywordCheck } from ${literal(imports.jsonSchema)};
 `
     : "";

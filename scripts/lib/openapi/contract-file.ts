@@ -5,9 +5,9 @@
  * the schema translation refuses, so it is reported per operation, never widened.
  */
 
-import { FENCE_NAME, REMOTE_NAME } from "../mcp/contract-file.ts";
+import { FENCE_NAME } from "../mcp/contract-file.ts";
 import { literal } from "../mcp/literal.ts";
-import { schemaCode } from "../mcp/schema-code.ts";
+import { schemaCode, usesKeywordChecks } from "../mcp/schema-code.ts";
 
 type Node = Record<string, unknown>;
 
@@ -25,6 +25,8 @@ export interface OpenApiOptions {
   prefix: string;
   /** The specifier of `src/core/contract.ts` from the folder written to (importsFrom). */
   contractModule: string;
+  /** The specifier of `contracts/json-schema.ts`, imported when a schema needs its checks. */
+  jsonSchemaModule: string;
   /** The description's `servers`, for the upstream URL, unless `server` replaces them. */
   servers: unknown;
   server?: string;
@@ -37,6 +39,12 @@ export type RenderedOperation =
   | { ok: true; name: string; exportName: string; text: string }
   | { ok: false; name: string; problems: string[] };
 
+/**
+ * An `operationId` the import accepts: MCP's tool-name characters and `/`, which large
+ * descriptions use for a namespace (GitHub's `repos/get`); 1 to 128 of them, else refused.
+ */
+const OPERATION_ID = /^[A-Za-z0-9][A-Za-z0-9_./-]{0,127}$/;
+
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 
 /** Methods an HTTP upstream may be called with (src/core/contract.ts). */
@@ -44,6 +52,25 @@ const CALLABLE = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 
 /** OpenAPI keywords that describe a value without constraining it (OpenAPI 3.1 §4.8.24). */
 const OPENAPI_ANNOTATIONS = ["example", "xml", "externalDocs"];
+
+/** Keywords whose value is a schema or a list of schemas (JSON Schema 2020-12 §10). */
+const SUBSCHEMAS = new Set([
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+]);
+
+/** Keywords whose value maps names to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "dependentSchemas"]);
 
 /** Integer formats as the bounds valibot enforces (OpenAPI Format Registry). */
 const INT_BOUNDS: Record<string, [number, number]> = {
@@ -60,16 +87,16 @@ export function normalized(schema: unknown, seen = new Set<unknown>()): unknown 
   if (typeof schema !== "object" || schema === null || seen.has(schema)) return schema;
   if (Array.isArray(schema)) return schema.map((s) => normalized(s, seen));
   seen.add(schema);
-  const out: Node = {};
+  let out: Node = {};
   for (const [key, value] of Object.entries(schema as Node)) {
-    if (OPENAPI_ANNOTATIONS.includes(key)) continue;
-    const structural = key === "properties" || key === "items" || key === "anyOf";
+    // Specification extensions (`x-…`, OpenAPI 3.1 §4.9) are annotations too.
+    if (OPENAPI_ANNOTATIONS.includes(key) || key.startsWith("x-")) continue;
     out[key] =
-      key === "properties" && typeof value === "object" && value !== null
+      SCHEMA_MAPS.has(key) && typeof value === "object" && value !== null
         ? Object.fromEntries(
             Object.entries(value as Node).map(([k, v]) => [k, normalized(v, seen)]),
           )
-        : structural || key === "additionalProperties"
+        : SUBSCHEMAS.has(key)
           ? normalized(value, seen)
           : value;
   }
@@ -83,9 +110,62 @@ export function normalized(schema: unknown, seen = new Set<unknown>()): unknown 
   if (out.type === "number" && (out.format === "float" || out.format === "double")) {
     delete out.format;
   }
+  if (Array.isArray(out.allOf)) out = composedObject(out) ?? out;
+  if (Array.isArray(out.oneOf) && disjointTypes(out.oneOf)) {
+    out.anyOf = out.oneOf;
+    delete out.oneOf;
+  }
   if (out.nullable === true && typeof out.type === "string") out.type = [out.type, "null"];
   if (out.nullable !== undefined) delete out.nullable;
   return out;
+}
+
+/** The keywords of an object schema an `allOf` of them is merged over. */
+const COMPOSABLE = new Set(["type", "properties", "required", "title", "description"]);
+
+/**
+ * OpenAPI's composition of objects (`allOf` of object schemas, as in `Pet: allOf [NewPet,
+ * {id}]`) as the one object it describes: the union of the branches' properties and required
+ * keys. The import makes every object strict (no key it does not name), and under that rule
+ * the union is exact; JSON Schema's `allOf` checks (lib/mcp/schema-code.ts) would apply each
+ * branch to an object of no keys of its own, which a strict object refuses whole. Kept as it
+ * is (so refused) when a branch has any other keyword or two branches name a key differently.
+ */
+function composedObject(schema: Node): Node | undefined {
+  const { allOf, ...own } = schema;
+  const branches = allOf as unknown[];
+  const object = (b: unknown, typed: boolean): b is Node =>
+    typeof b === "object" &&
+    b !== null &&
+    ((b as Node).type === "object" || (!typed && (b as Node).type === undefined)) &&
+    Object.keys(b).every((k) => COMPOSABLE.has(k) || (!typed && k === "nullable"));
+  // Each branch says it is an object; the schema around them need not, and may be nullable
+  // (3.0), which applies to the composed object below.
+  if (!object(own, false) || !branches.every((b) => object(b, true))) return undefined;
+  const properties: Node = {};
+  const required = new Set<string>();
+  for (const b of [own, ...branches] as Node[]) {
+    for (const [key, value] of Object.entries((b.properties ?? {}) as Node)) {
+      if (key in properties && JSON.stringify(properties[key]) !== JSON.stringify(value)) {
+        return undefined;
+      }
+      properties[key] = value;
+    }
+    for (const key of Array.isArray(b.required) ? (b.required as string[]) : []) required.add(key);
+  }
+  return { ...own, type: "object", properties, required: [...required] };
+}
+
+/**
+ * Whether every branch of a `oneOf` names one `type` no other branch can also match (an integer
+ * is a number too): then at most one branch matches any value, and `oneOf` is `anyOf`
+ * (JSON Schema 2020-12 §10.2.1.3). Any other `oneOf` is kept, so the translation refuses it.
+ */
+function disjointTypes(branches: unknown[]): boolean {
+  const types = branches.map((b) => (b as Node | null)?.type);
+  if (!types.every((t) => typeof t === "string")) return false;
+  const distinct = new Set(types.map((t) => (t === "integer" ? "number" : t)));
+  return distinct.size === types.length;
 }
 
 /** Every operation of `doc.paths`, in document order. */
@@ -124,8 +204,8 @@ function camel(name: string): string {
 export function renderOperation(o: Operation, options: OpenApiOptions): RenderedOperation {
   const remote = remoteName(o);
   const name = operationName(options.prefix, remote);
-  if (typeof o.op.operationId === "string" && !REMOTE_NAME.test(remote)) {
-    const problems = [`its operationId is not 1 to 128 of A-Z a-z 0-9 _ - .: ${literal(remote)}`];
+  if (typeof o.op.operationId === "string" && !OPERATION_ID.test(remote)) {
+    const problems = [`its operationId is not 1 to 128 of A-Z a-z 0-9 _ - . /: ${literal(remote)}`];
     return { ok: false, name: literal(remote), problems };
   }
   if (!FENCE_NAME.test(name)) {
@@ -152,9 +232,13 @@ export function renderOperation(o: Operation, options: OpenApiOptions): Rendered
   const read = method === "GET" || o.op["x-safe"] === true;
   const summary = [o.op.summary, o.op.description].find((t) => typeof t === "string");
   const exportName = camel(name);
+  // An object's `allOf` (and `if`/`then`/`else`) is a check of contracts/json-schema.ts.
+  const checks = usesKeywordChecks(`${inputCode.code}\n${outputCode.code}`)
+    ? `import { keywordCheck } from ${literal(options.jsonSchemaModule)};\n`
+    : "";
   const text = `import * as v from "valibot";
 import type { ToolContract } from ${literal(options.contractModule)};
-
+${checks}
 /**
  * An operation of an OpenAPI description, imported by \`npm run contracts -- import --openapi\`.
  * Review before committing: tighten strings (patterns, enums) and numbers (bounds) to what the

@@ -39,9 +39,11 @@ export async function importOpenApi(source: string, options: OpenApiImport): Pro
   for (const c of cycles)
     console.error(`cycle at ${literal(c)}: operations reaching it are refused`);
   const components = (doc.components ?? {}) as Node;
+  const imports = importsFrom(options.out, ROOT);
   const render: OpenApiOptions = {
     prefix: options.prefix,
-    contractModule: importsFrom(options.out, ROOT).contract,
+    contractModule: imports.contract,
+    jsonSchemaModule: imports.jsonSchema,
     servers: doc.servers,
     securitySchemes: (components.securitySchemes ?? {}) as Node,
     security: doc.security,
