@@ -27,6 +27,8 @@ export interface RunPageData {
   nextAfter: number | null;
   /** What the last action did, or why it was refused. */
   notice: { kind: "info" | "error"; text: string } | null;
+  /** The run's tools whose upstream is not configured here, with what each lacks. */
+  unconfigured: ReadonlyMap<string, string>;
   /** What waits for an operator. */
   waiting: {
     /** Pending approvals, oldest first, with who may decide them. */
@@ -120,7 +122,7 @@ function HaltForm(props: { run: RunSummary }) {
   );
 }
 
-function LimitsForm(props: { run: RunSummary }) {
+function LimitsForm(props: { run: RunSummary; unconfigured: ReadonlyMap<string, string> }) {
   const { limits } = props.run;
   const number = (name: "max_mutations" | "max_paid_calls", label: string) => (
     <>
@@ -145,11 +147,18 @@ function LimitsForm(props: { run: RunSummary }) {
       />
       <fieldset>
         <legend>Tools the run may call</legend>
-        {limits.allowed_tools.map((tool) => (
-          <label class="check">
-            <input type="checkbox" name="allowed_tools" value={tool} checked /> <code>{tool}</code>
-          </label>
-        ))}
+        {limits.allowed_tools.map((tool) => {
+          const missing = props.unconfigured.get(tool);
+          return (
+            <label class="check">
+              <input type="checkbox" name="allowed_tools" value={tool} checked />{" "}
+              <code>{tool}</code>
+              {missing === undefined ? null : (
+                <span class="muted"> (not offered here: {missing})</span>
+              )}
+            </label>
+          );
+        })}
       </fieldset>
       <button type="submit">Tighten</button>
     </form>
@@ -158,7 +167,7 @@ function LimitsForm(props: { run: RunSummary }) {
 
 /** `GET /console/runs/{id}`. */
 export function RunPage(props: { operator: Operator; data: RunPageData }) {
-  const { run, entries, nextAfter, notice, waiting, now, context } = props.data;
+  const { run, entries, nextAfter, notice, waiting, now, context, unconfigured } = props.data;
   const path = runPath(run);
   const active = run.status === "open" && nextAfter === null;
   return (
@@ -172,7 +181,7 @@ export function RunPage(props: { operator: Operator; data: RunPageData }) {
       <Waiting base={path} approvals={waiting.approvals} escalations={waiting.escalations} />
       <div class="grid">
         {run.status === "halted" ? null : <HaltForm run={run} />}
-        {run.status === "open" ? <LimitsForm run={run} /> : null}
+        {run.status === "open" ? <LimitsForm run={run} unconfigured={unconfigured} /> : null}
       </div>
       <h2>Timeline</h2>
       <p>

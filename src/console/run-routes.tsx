@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { parseDuration } from "../core/duration.ts";
 import { LimitOverrideSchema } from "../core/limits.ts";
 import type { Fence } from "../core/policy.ts";
+import { offeredTools } from "../execute/configured.ts";
 import { MAX_JSON_DEPTH } from "../http/limits.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import type { AuditPage } from "../ledger/audit/audit-reader.ts";
@@ -96,7 +97,18 @@ async function pageData(
     escalations: new Map(escalations.map((e) => [e.seq, e])),
   };
   const now = Date.now();
-  return { run, entries: items, nextAfter, notice, waiting, now, context } satisfies RunPageData;
+  const tools = run.limits.allowed_tools.flatMap((t) => read.fence.tools.get(t) ?? []);
+  const unconfigured = new Map(offeredTools(tools, env).unavailable.map((u) => [u.name, u.reason]));
+  return {
+    run,
+    entries: items,
+    nextAfter,
+    notice,
+    waiting,
+    now,
+    context,
+    unconfigured,
+  } satisfies RunPageData;
 }
 
 /** A page's entries; an archived segment that cannot be read fails the page, naming it. */

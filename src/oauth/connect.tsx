@@ -29,6 +29,7 @@ import { oidcLink } from "../console/person-sign-in.tsx";
 import { sha256Hex } from "../core/canonical.ts";
 import { admissionOf } from "../core/people.ts";
 import { type Fence, limitsFor } from "../core/policy.ts";
+import { offeredTools } from "../execute/configured.ts";
 import { isLocalDevelopment } from "../http/local-dev.ts";
 import { ledgerOf } from "../ledger/address.ts";
 import { signIn } from "./connect-sign-in.tsx";
@@ -70,6 +71,7 @@ async function withHeaders(page: Promise<Response>, headers: Headers): Promise<R
 
 interface Consent {
   fence: Fence;
+  env: Env;
   api: OAuthHelpers;
   operator: Operator;
   action: string;
@@ -83,7 +85,10 @@ async function showConsent(
 ): Promise<Response> {
   const details = await k.api.describeConsent(request);
   const base = limitsFor(k.fence, k.operator.tenant);
-  const view: ConsentView = { details, handle, base, tools: grantableTools(k.fence, base), error };
+  // A tool whose upstream is not configured here is not offered to agents, nor granted.
+  const contracts = grantableTools(k.fence, base).flatMap((t) => k.fence.tools.get(t) ?? []);
+  const tools = offeredTools(contracts, k.env).tools.map((t) => t.name);
+  const view: ConsentView = { details, handle, base, tools, error };
   const page = await html(
     <ConsentPage view={view} viewer={k.operator} action={k.action} />,
     error ? 422 : 200,
@@ -203,7 +208,7 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
       }
       await api.describeConsent(request);
       const consent = await api.beginConsent(request);
-      const k = { fence, api, operator, action };
+      const k = { fence, env: c.env, api, operator, action };
       return withHeaders(showConsent(k, request, consent.handle, null), consent.headers);
     } catch (e) {
       return refusedRequest(e);
@@ -229,7 +234,7 @@ export function buildConnect(fence: Fence): Hono<ConsoleEnv> {
         const denied = await api.denyConsent(c.req.raw, handle);
         return new Response(null, { status: 302, headers: denied.headers });
       }
-      const k = { fence, api, operator, action };
+      const k = { fence, env: c.env, api, operator, action };
       const limits = limitsOfForm(fence, limitsFor(fence, operator.tenant), form);
       if (!limits.ok) {
         const request = await api.parseAuthRequest(new Request(new URL(action, c.req.url)));
@@ -254,4 +259,4 @@ const REFUSED =
   "The request was refused: the form must come from this page, on this fence's own origin.";
 
 const NOT_SERVED =
-  "This fence does not serve OAuth here: set PUBLIC_URL to its public origin (docs/connectors.md).";
+  "This fence does not serve OAuth here: its operator has to set PUBLIC_URL to its public origin.";

@@ -115,7 +115,7 @@ export function ConsentPage(props: { view: ConsentView; viewer: Operator; action
         <p>
           Its calls run in tenant <code>{props.viewer.tenant}</code>, under this budget. The budget
           is per run; a run lasts the deadline below, and a new one starts after it only if the last
-          one was not halted or spent (docs/connectors.md).
+          one was not halted or spent.
         </p>
         <form method="post" action={props.action}>
           <input type="hidden" name="handle" value={handle} />
