@@ -22,7 +22,18 @@ export interface StandInOptions {
   expiresIn?: number;
   /** The `iss` it sends back (its own unless a test says otherwise). */
   iss?: string;
+  /**
+   * Publish only OpenID Connect Discovery metadata, as an identity provider whose issuer has a
+   * path does (`https://as.example/realms/corp/.well-known/openid-configuration`), and no
+   * RFC 8414 document.
+   */
+  openidOnly?: boolean;
+  /** Issue opaque access tokens (not JWTs): they say no subject. */
+  opaque?: boolean;
 }
+
+/** The issuer of a stand-in that publishes only OpenID Connect Discovery metadata. */
+export const OPENID_ISSUER = `${AS}/realms/corp`;
 
 /** An access token, as the stand-in issued it. */
 interface Issued {
@@ -67,6 +78,12 @@ export class StandIn {
   calls: { tool: string; sub: string; jti: string }[] = [];
   /** Bearer values the MCP server was sent. */
   bearers: string[] = [];
+  /** Each metadata path asked of the authorization server, with the status it answered. */
+  metadata: string[] = [];
+  /** Its issuer identifier. */
+  readonly issuer: string;
+  /** Where its endpoints are: `/authorize`, `/token`, `/register`, `/revoke` under it. */
+  readonly endpoints: string;
   private readonly codes = new Map<string, { sub: string; params: URLSearchParams }>();
   private readonly access = new Map<string, Issued>();
   private readonly refresh = new Map<string, Issued>();
@@ -74,6 +91,9 @@ export class StandIn {
 
   constructor(options: StandInOptions = {}) {
     this.options = options;
+    this.issuer = options.openidOnly ? OPENID_ISSUER : AS;
+    // Under the issuer's path, as identity providers keep them: none at the SDK's defaults.
+    this.endpoints = options.openidOnly ? `${OPENID_ISSUER}/protocol/openid-connect` : AS;
   }
 
   /** Answer the worker's fetches to the two servers from now on; others go out as before. */
@@ -92,7 +112,9 @@ export class StandIn {
   /** The person signs in as `sub` and allows: the redirect back, as the browser would follow it. */
   async consent(authorizationUrl: string, sub: string): Promise<string> {
     const url = new URL(authorizationUrl);
-    if (url.origin !== AS || url.pathname !== "/authorize") throw new Error(`not ours: ${url}`);
+    if (`${url.origin}${url.pathname}` !== `${this.endpoints}/authorize`) {
+      throw new Error(`not ours: ${url}`);
+    }
     const params = url.searchParams;
     if (params.get("code_challenge_method") !== "S256") throw new Error("no PKCE S256");
     this.authorizations.push(params);
@@ -101,7 +123,7 @@ export class StandIn {
     const back = new URL(params.get("redirect_uri") ?? "");
     back.searchParams.set("code", code);
     back.searchParams.set("state", params.get("state") ?? "");
-    back.searchParams.set("iss", this.options.iss ?? AS);
+    back.searchParams.set("iss", this.options.iss ?? this.issuer);
     return back.href;
   }
 
@@ -119,7 +141,9 @@ export class StandIn {
 
   private token(sub: string, client: string): Record<string, unknown> {
     const jti = `t-${++this.n}`;
-    const accessToken = `${b64url('{"alg":"none"}')}.${b64url(JSON.stringify({ sub, jti, client_id: client }))}.x`;
+    const accessToken = this.options.opaque
+      ? `at-${jti}-${crypto.randomUUID()}`
+      : `${b64url('{"alg":"none"}')}.${b64url(JSON.stringify({ sub, jti, client_id: client }))}.x`;
     const refreshToken = `rt-${crypto.randomUUID()}`;
     this.access.set(accessToken, { sub, client, jti });
     this.refresh.set(refreshToken, { sub, client, jti });
@@ -135,13 +159,30 @@ export class StandIn {
 
   private async as(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
-    if (pathname === "/.well-known/oauth-authorization-server") {
+    const endpoint = `${AS}${pathname}`.startsWith(`${this.endpoints}/`)
+      ? `${AS}${pathname}`.slice(this.endpoints.length)
+      : null;
+    if (pathname.includes("/.well-known/")) {
+      const published = this.options.openidOnly
+        ? `${new URL(OPENID_ISSUER).pathname}/.well-known/openid-configuration`
+        : "/.well-known/oauth-authorization-server";
+      const found = pathname === published;
+      this.metadata.push(`${pathname} ${found ? 200 : 404}`);
+      if (!found) return new Response("not found", { status: 404 });
+      const openid = this.options.openidOnly
+        ? {
+            jwks_uri: `${AS}/jwks`,
+            subject_types_supported: ["public"],
+            id_token_signing_alg_values_supported: ["RS256"],
+          }
+        : {};
       return json({
-        issuer: AS,
-        authorization_endpoint: `${AS}/authorize`,
-        token_endpoint: `${AS}/token`,
-        registration_endpoint: `${AS}/register`,
-        revocation_endpoint: `${AS}/revoke`,
+        ...openid,
+        issuer: this.issuer,
+        authorization_endpoint: `${this.endpoints}/authorize`,
+        token_endpoint: `${this.endpoints}/token`,
+        registration_endpoint: `${this.endpoints}/register`,
+        revocation_endpoint: `${this.endpoints}/revoke`,
         response_types_supported: ["code"],
         grant_types_supported: ["authorization_code", "refresh_token"],
         code_challenge_methods_supported: ["S256"],
@@ -151,12 +192,12 @@ export class StandIn {
         ...(this.options.cimd ? { client_id_metadata_document_supported: true } : {}),
       });
     }
-    if (pathname === "/register" && request.method === "POST") {
+    if (endpoint === "/register" && request.method === "POST") {
       const metadata = (await request.json()) as Record<string, unknown>;
       this.registrations.push(metadata);
       return json({ ...metadata, client_id: `client-${this.registrations.length}` }, 201);
     }
-    if (pathname === "/revoke" && request.method === "POST") {
+    if (endpoint === "/revoke" && request.method === "POST") {
       const form = new URLSearchParams(await formText(request));
       const token = form.get("token") ?? "";
       this.revoked.push(token);
@@ -164,7 +205,7 @@ export class StandIn {
       this.refresh.delete(token);
       return new Response(null, { status: 200 });
     }
-    if (pathname === "/token" && request.method === "POST") {
+    if (endpoint === "/token" && request.method === "POST") {
       return this.tokenEndpoint(new URLSearchParams(await formText(request)));
     }
     return new Response("not found", { status: 404 });
@@ -201,7 +242,11 @@ export class StandIn {
   private async notes(request: Request): Promise<Response> {
     const { pathname } = new URL(request.url);
     if (pathname === "/.well-known/oauth-protected-resource/mcp") {
-      return json({ resource: NOTES, authorization_servers: [AS], scopes_supported: ["notes"] });
+      return json({
+        resource: NOTES,
+        authorization_servers: [this.issuer],
+        scopes_supported: ["notes"],
+      });
     }
     const bearer = /^Bearer (.+)$/.exec(request.headers.get("Authorization") ?? "")?.[1];
     if (bearer !== undefined) this.bearers.push(bearer);

@@ -1,0 +1,38 @@
+/**
+ * RFC 8414 discovery with the OpenID Connect fallback: an authorization server that publishes
+ * only `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §4, as identity
+ * providers whose issuer has a path do) and no `/.well-known/oauth-authorization-server` is
+ * found, and the connection made with it works.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { callNotes, connect, connectUrlOf, principal } from "./helpers.ts";
+import { OPENID_ISSUER, StandIn } from "./stand-in.ts";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("an authorization server with OpenID Connect Discovery metadata only", () => {
+  it("is discovered after the RFC 8414 locations, and the connection it makes is used", async () => {
+    const standIn = new StandIn({ openidOnly: true }).install();
+    const who = await principal();
+    const first = await callNotes(who);
+    const { done, text } = await connect(standIn, connectUrlOf(first.body), who.key, "ada");
+    expect(done.status, text).toBe(200);
+    expect(text).toContain("Connected");
+    // RFC 8414 §3.1 first (path inserted), then OpenID's two forms, the issuer's own last.
+    const path = new URL(OPENID_ISSUER).pathname;
+    expect(standIn.metadata).toEqual([
+      `/.well-known/oauth-authorization-server${path} 404`,
+      `/.well-known/openid-configuration${path} 404`,
+      `${path}/.well-known/openid-configuration 200`,
+    ]);
+    // The code came back with the OpenID issuer as `iss` (RFC 9207), checked against it.
+    expect(standIn.authorizations).toHaveLength(1);
+
+    const again = await callNotes(who, first.run);
+    expect(again.res.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toMatchObject({
+      decision: "applied",
+      result: { structuredContent: { subject: "ada" } },
+    });
+  });
+});
