@@ -10,7 +10,10 @@ import { OPENID_ISSUER, StandIn } from "./stand-in.ts";
 
 afterEach(() => vi.restoreAllMocks());
 
-describe("an authorization server with OpenID Connect Discovery metadata only", () => {
+// The first connection of a file loads the MCP SDK, which takes seconds on a shared machine.
+describe("an authorization server with OpenID Connect Discovery metadata only", {
+  timeout: 30_000,
+}, () => {
   it("is discovered after the RFC 8414 locations, and the connection it makes is used", async () => {
     const standIn = new StandIn({ openidOnly: true }).install();
     const who = await principal();
