@@ -58,15 +58,21 @@ describe("GET /openapi.json", () => {
     const { doc } = await fetchDocument();
     const served = buildApp(FENCE)
       .routes.filter((r) => r.method !== "ALL")
-      // The HTML console and the demo's MCP server are not the REST API.
-      .filter((r) => !r.path.startsWith("/console") && !r.path.startsWith("/demo/"))
+      // The HTML console and the demo's MCP server are not the REST API, except the console's
+      // connection pages and forms, which a refused call's connect_url and people use.
+      .filter((r) => !r.path.startsWith("/console") || r.path.startsWith("/console/connections"))
+      .filter((r) => !r.path.startsWith("/demo/"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`);
-    // The OAuth provider in front of the app serves the metadata, token and registration; the
-    // console serves the connect page and its callback.
-    const provider = Object.entries({ ...OAUTH_PATHS, ...CONNECTION_PATHS }).flatMap(
-      ([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    // The OAuth provider in front of the app serves the metadata, token and registration (and
+    // the console the consent page), the worker the fence's client document; the console's
+    // connection routes are among those served.
+    const connections = Object.entries(CONNECTION_PATHS).filter(
+      ([path]) => !path.startsWith("/console/connections"),
     );
-    expect(new Set(operations(doc).keys())).toEqual(new Set([...served, ...provider]));
+    const beside = [...Object.entries(OAUTH_PATHS), ...connections].flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(new Set(operations(doc).keys())).toEqual(new Set([...served, ...beside]));
   });
 
   it("takes the problem's reason and decision enums from the decision table", async () => {

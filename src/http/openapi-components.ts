@@ -56,6 +56,13 @@ export function components(): Json {
   return {
     securitySchemes: {
       bearer: { type: "http", scheme: "bearer", description: "A key from `npm run keys`." },
+      consoleSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "tf_console",
+        description:
+          "The console's session (docs/console.md): signed in with an operator key or through the deployment's OpenID provider, or let in by Cloudflare Access.",
+      },
       oauth: {
         type: "oauth2",
         description: "OAuth 2.1 for MCP hosts at /mcp (docs/connectors.md).",

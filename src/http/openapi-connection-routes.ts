@@ -2,7 +2,9 @@
  * The upstream connections part of the OpenAPI document (src/connections/, docs/mcp-upstreams.md,
  * "OAuth-protected MCP servers"): the page a refused call's `connect_url` opens, the callback an
  * upstream's authorization server sends the person back to, and the fence's Client ID Metadata
- * Document. The pages answer in HTML for a person's browser, so they are written out here.
+ * Document; and the console's connection pages (docs/console.md, "Connections"): a principal's
+ * own connections and their Delete form, the tenant's, revoked one at a time or all of one
+ * upstream's. The pages answer in HTML for a person's browser, so they are written out here.
  */
 type Json = Record<string, unknown>;
 
@@ -15,6 +17,45 @@ const LINK = {
   description:
     "The connect link a refused call's `connect_url` carries (sealed; single use, ten minutes).",
   schema: { type: "string" },
+};
+
+/** The `done` a form's answer sends back to the page, which says how many were deleted. */
+const DONE_PARAMETER = {
+  name: "done",
+  in: "query",
+  required: false,
+  schema: { type: "string", pattern: "^[0-9]{1,4}$" },
+};
+
+/** The console's pages take its session cookie (or Cloudflare Access in front of them). */
+const CONSOLE = [{ consoleSession: [] }];
+
+/** A console form's answer: back to its page, `done` the number of connections deleted. */
+const DONE = (page: string): Json => ({
+  description: `Back to ${page} with \`?done=<n>\`, how many connections were deleted (0 when none was the signed-in principal's, or the tenant's, or the form was not confirmed). Each one deleted is revoked at the upstream's RFC 7009 endpoint when its metadata names one.`,
+  headers: { Location: { schema: { type: "string" } } },
+});
+
+/** Answers every console form shares: no session, or a form from another origin. */
+const FORM_REFUSALS: Json = {
+  401: page("No console session (it ended): sign in again."),
+  403: page("A form from another origin (CSRF)."),
+};
+
+/** A form body of string fields, all required. */
+const form = (fields: Record<string, Json>): Json => ({
+  required: true,
+  content: {
+    "application/x-www-form-urlencoded": {
+      schema: { type: "object", required: Object.keys(fields), properties: fields },
+    },
+  },
+});
+
+const CONNECTION_ID = {
+  type: "string",
+  pattern: "^cn_[0-9a-f]{24}$",
+  description: "The connection's id, as its audit entries name it.",
 };
 
 /** The connection paths, keyed by path. */
@@ -80,6 +121,71 @@ export const CONNECTION_PATHS: Record<string, Json> = {
         200: page("Connected."),
         400: page("Another browser's or a forged answer, a refusal, or another issuer."),
       },
+    },
+  },
+  "/console/connections": {
+    get: {
+      operationId: "listOwnConnections",
+      summary:
+        "The signed-in principal's upstream connections: upstream, the upstream's subject, scopes, since when, last used, each with a Delete form. Never a token.",
+      security: CONSOLE,
+      parameters: [DONE_PARAMETER],
+      responses: {
+        200: page("The page."),
+        303: { description: "No session: to the sign-in page, which comes back here." },
+      },
+    },
+  },
+  "/console/connections/delete": {
+    post: {
+      operationId: "deleteOwnConnection",
+      summary:
+        "Delete one of the signed-in principal's own connections and revoke it at the upstream; their next call to its tools asks them to connect again.",
+      security: CONSOLE,
+      requestBody: form({ id: CONNECTION_ID }),
+      responses: { 303: DONE("/console/connections"), ...FORM_REFUSALS },
+    },
+  },
+  "/console/connections/tenant": {
+    get: {
+      operationId: "listTenantConnections",
+      summary:
+        "Every upstream connection of the signed-in operator's tenant, with whose each is, a Revoke form per connection and a Revoke all form per upstream. Never a token.",
+      security: CONSOLE,
+      parameters: [DONE_PARAMETER],
+      responses: {
+        200: page("The page."),
+        303: { description: "No session: to the sign-in page, which comes back here." },
+      },
+    },
+  },
+  "/console/connections/tenant/revoke": {
+    post: {
+      operationId: "revokeTenantConnection",
+      summary:
+        "An operator revokes one connection of the tenant, whoever's it is: deleted, and revoked at the upstream.",
+      security: CONSOLE,
+      requestBody: form({
+        owner_id: {
+          type: "string",
+          description: "Whose it is: the owner's id, as the tenant page's form carries it.",
+        },
+        id: CONNECTION_ID,
+      }),
+      responses: { 303: DONE("/console/connections/tenant"), ...FORM_REFUSALS },
+    },
+  },
+  "/console/connections/tenant/revoke-upstream": {
+    post: {
+      operationId: "revokeUpstreamConnections",
+      summary:
+        "An operator revokes every connection of the tenant to one upstream (its resource URL), once confirmed.",
+      security: CONSOLE,
+      requestBody: form({
+        upstream: { type: "string", description: "The upstream's URL, as the page lists it." },
+        confirm: { type: "string", enum: ["yes"], description: "Nothing is revoked without it." },
+      }),
+      responses: { 303: DONE("/console/connections/tenant"), ...FORM_REFUSALS },
     },
   },
   "/oauth/client.json": {
