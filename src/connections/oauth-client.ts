@@ -4,12 +4,16 @@
  * RFC 8414 discovery with the OpenID fallback, the fence's Client ID Metadata Document where
  * the server takes one, else dynamic registration (RFC 7591), PKCE S256, the `resource`
  * parameter (RFC 8707), the RFC 9207 `iss` check on the way back), and `refreshAuthorization`
- * refreshes without the person. Every request is bounded in time and bytes (oauth-requests.ts).
+ * refreshes without the person. Discovery runs first, by the SDK's `discoverOAuthServerInfo`,
+ * so an OpenID provider's document keeps the revocation endpoint the SDK's schema drops.
+ * Every request is bounded in time and bytes (oauth-requests.ts).
  * Its importers load this module on first use, since the SDK builds its schemas when evaluated
  * (docs/mcp.md, "Cost"), and import its functions by name, so the bundle keeps only those.
  */
 import {
   auth,
+  discoverOAuthServerInfo,
+  type FetchLike,
   type OAuthClientInformationMixed,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -18,6 +22,7 @@ import {
   refreshAuthorization,
   validateAuthorizationResponseIssuer,
 } from "@modelcontextprotocol/client";
+import * as v from "valibot";
 import { err, ok, type Result } from "../core/result.ts";
 import { trustedOrigin } from "../core/secure-origin.ts";
 import { CALLBACK_PATH, clientDocument, clientMetadata } from "./client-document.ts";
@@ -84,6 +89,39 @@ class FlowProvider implements OAuthClientProvider {
   }
 }
 
+/**
+ * The RFC 8414 member an OpenID provider's document may hold (OpenID Connect Discovery §3 lets
+ * it add any) which the SDK's OpenID schema drops and the fence reads: the revocation endpoint
+ * (RFC 7009) that deleting a connection revokes it at.
+ */
+const OAuthMembers = v.object({ revocation_endpoint: v.pipe(v.string(), v.url()) });
+
+/**
+ * The upstream's RFC 9728 and authorization-server metadata, by the SDK's discovery (RFC 8414,
+ * then OpenID Connect Discovery). Metadata found at an OpenID location keeps the member above,
+ * read from the same answer, so such a server's connections are revoked there as a server
+ * publishing RFC 8414 metadata has them revoked.
+ */
+async function discover(upstream: string): Promise<OAuthDiscoveryState> {
+  let openid: unknown;
+  const recording: FetchLike = async (input, init) => {
+    const res = await oauthFetch(input, init);
+    const url = URL.parse(String(input instanceof Request ? input.url : input));
+    if (res.ok && url?.pathname.endsWith("/.well-known/openid-configuration") === true) {
+      openid = await res
+        .clone()
+        .json()
+        .catch(() => undefined);
+    }
+    return res;
+  };
+  const info = await discoverOAuthServerInfo(upstream, { fetchFn: recording });
+  const members = v.safeParse(OAuthMembers, openid);
+  const metadata = info.authorizationServerMetadata;
+  if (metadata === undefined || !members.success) return info;
+  return { ...info, authorizationServerMetadata: { ...members.output, ...metadata } };
+}
+
 /** Where to send the person, and what the second leg needs. */
 export interface FlowStart {
   /** The authorization request (code, PKCE S256, state, resource, scope). */
@@ -104,6 +142,8 @@ export async function beginFlow(
 ): Promise<Result<FlowStart, string>> {
   const provider = new FlowProvider(origin, { upstream, scope, resource: null }, state);
   try {
+    // Discovered first, so auth() goes on from the whole of the server's metadata.
+    provider.snapshot.discovery = await discover(upstream);
     const options = { serverUrl: upstream, fetchFn: oauthFetch };
     const result = await auth(provider, scope === null ? options : { ...options, scope });
     if (result !== "REDIRECT") return err("the authorization server asked for no person");

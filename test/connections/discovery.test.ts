@@ -5,6 +5,7 @@
  * found, and the connection made with it works.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { Browser } from "../oauth/helpers.ts";
 import { callNotes, connect, connectUrlOf, principal } from "./helpers.ts";
 import { OPENID_ISSUER, StandIn } from "./stand-in.ts";
 
@@ -37,5 +38,20 @@ describe("an authorization server with OpenID Connect Discovery metadata only", 
       decision: "applied",
       result: { structuredContent: { subject: "ada" } },
     });
+  });
+
+  it("keeps its document's revocation endpoint: deleting a connection revokes it there", async () => {
+    const standIn = new StandIn({ openidOnly: true }).install();
+    const who = await principal();
+    const first = await callNotes(who);
+    await connect(standIn, connectUrlOf(first.body), who.key, "ada");
+    const browser = new Browser();
+    expect((await browser.post("/console/sign-in", { key: who.key })).status).toBe(303);
+    const page = await (await browser.fetch("/console/connections")).text();
+    const id = /name="id" value="(cn_[0-9a-f]{24})"/.exec(page)?.[1] ?? "";
+    const res = await browser.post("/console/connections/delete", { id });
+    expect(res.headers.get("Location")).toBe("/console/connections?done=1");
+    // Its revocation_endpoint is in the OpenID document only (RFC 7009).
+    expect(standIn.revoked).toEqual(standIn.issued.filter((t) => t.startsWith("rt-")));
   });
 });

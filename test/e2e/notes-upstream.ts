@@ -8,6 +8,10 @@
  * signature, issuer, audience and expiry with `jose`. Its tools say whose token they were
  * called with.
  *
+ * The authorization server publishes only OpenID Connect Discovery metadata
+ * (`/.well-known/openid-configuration`), as many identity providers do: its RFC 8414 document
+ * answers 404, so every client of it takes the OpenID fallback.
+ *
  * Access tokens live ACCESS_TTL_S, so a test sees one expire. A loopback control endpoint
  * (`/__notes/...`, on the MCP server) tells a test every token the authorization server issued
  * and revoked, and the subjects and token ids the tools were called with.
@@ -46,6 +50,8 @@ export interface NotesSeen {
   refreshes: number;
   /** Each tool call: the token's subject, id and client. */
   calls: { tool: string; sub: string; jti: string; client_id: string }[];
+  /** Each metadata document asked of the authorization server, with the status it answered. */
+  metadata: string[];
 }
 
 /** A running notes server and its authorization server. */
@@ -110,9 +116,16 @@ function authorizationServer(issuer: string, resource: string, seen: NotesSeen) 
     ttl: { RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
-  // Every token it answers with, and every one it is asked to revoke, for the tests to look for.
+  // Every token it answers with, and every one it is asked to revoke, for the tests to look for;
+  // no RFC 8414 document, and every metadata request noted.
   provider.use(async (ctx: Koa, next: () => Promise<void>) => {
+    if (ctx.path === "/.well-known/oauth-authorization-server") {
+      ctx.status = 404;
+      seen.metadata.push(`${ctx.path} 404`);
+      return;
+    }
     await next();
+    if (ctx.path.startsWith("/.well-known/")) seen.metadata.push(`${ctx.path} ${ctx.status}`);
     const params = ctx.oidc?.params ?? {};
     if (ctx.path === "/token" && ctx.status === 200 && typeof ctx.body === "object") {
       const body = ctx.body as { access_token?: string; refresh_token?: string };
@@ -208,7 +221,7 @@ export async function startNotes(): Promise<NotesUpstream> {
   const issuer = `http://127.0.0.1:${asPort}`;
   const base = `http://127.0.0.1:${mcpPort}`;
   const mcpUrl = `${base}/mcp`;
-  const seen: NotesSeen = { issued: [], revoked: [], refreshes: 0, calls: [] };
+  const seen: NotesSeen = { issued: [], revoked: [], refreshes: 0, calls: [], metadata: [] };
   const provider = authorizationServer(issuer, mcpUrl, seen);
   const keys = createRemoteJWKSet(new URL(`${issuer}/jwks`));
   const resourceMetadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`;

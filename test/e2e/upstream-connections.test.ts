@@ -136,6 +136,9 @@ describe("an OAuth-protected MCP server behind the fence", () => {
     // The upstream saw a token its own authorization server issued, for alice.
     const seen = await notesSeen(notesUrl);
     expect(seen.calls.at(-1)).toMatchObject({ tool: "whoami", sub: "alice" });
+    // That server publishes no RFC 8414 document: the fence found it by OpenID's.
+    expect(seen.metadata).toContain("/.well-known/oauth-authorization-server 404");
+    expect(seen.metadata).toContain("/.well-known/openid-configuration 200");
     const audit = await fetch(`${url}/v1/runs/${run}/audit`, {
       headers: { Authorization: `Bearer ${DEV}` },
     });
