@@ -93,6 +93,8 @@ export class RunLedger extends DurableObject<Env> {
   /** The seq of the last entry this instance appended, and whether its run had ended. */
   private appended = 0;
   private ended = false;
+  /** Whether this instance has read the run's row: a run once created stays (admitNew). */
+  private known = false;
   private readonly storage: RunStorage;
   /** The contracts and policy the worker's app gates with: src/worker.ts passes them. */
   private readonly fence: Fence;
@@ -359,8 +361,10 @@ export class RunLedger extends DurableObject<Env> {
 
   /** Null when the run exists or its tenant lets it be created (run-registration.ts). */
   private admitNew(ref: RunRef, now: number): Promise<Recorded | null> {
-    const isNew = !this.storage.built || readRun(this.sql) === null;
-    return isNew ? this.index.admit(ref, now) : Promise.resolve(null);
+    // The run's row is never deleted: once read, every later call knows it exists without
+    // reading it again (the write's own transaction reads it: rowOf).
+    this.known ||= this.storage.built && readRun(this.sql) !== null;
+    return this.known ? Promise.resolve(null) : this.index.admit(ref, now);
   }
 
   /** Close an open call with `step` in one transaction. */
