@@ -32,7 +32,7 @@ import { noticeOf, notify } from "./approvals/webhook.ts";
 import { ArchiveAlarm, wakeBy } from "./audit/archive-alarm.ts";
 import { archiveConfig, type SegmentRow, segments } from "./audit/audit-archive.ts";
 import { type AuditDraft, entryOf } from "./audit/audit-draft.ts";
-import { append, head } from "./audit/audit-log.ts";
+import { append, head, type Link, lastSeq } from "./audit/audit-log.ts";
 import { type AuditPage, auditPage, SegmentReader, verifyArchived } from "./audit/audit-reader.ts";
 import type {
   BudgetView,
@@ -81,8 +81,23 @@ export class RunLedger extends DurableObject<Env> {
   private readonly reader: SegmentReader;
   private readonly index: RunIndexing;
   private readonly alarms: ArchiveAlarm;
-  /** Every write's one storage transaction. */
-  private readonly transact = <T>(f: () => T): T => this.ctx.storage.transactionSync(f);
+  /**
+   * Every write's one storage transaction. One that throws is rolled back, and with it any
+   * entry it appended: the chain's last link is read from the log again.
+   */
+  private readonly transact = <T>(f: () => T): T => {
+    try {
+      return this.ctx.storage.transactionSync(f);
+    } catch (e) {
+      this.last = null;
+      throw e;
+    }
+  };
+  /**
+   * The chain's last link as this instance appended it (null: unknown, read from the log). The
+   * object is the log's one writer, and a trim keeps the last entry (audit-trim.ts).
+   */
+  private last: Link | null = null;
   /** An outcome entry's append, for steps written in other modules. */
   private readonly logOutcome = (d: EntryDraft, r: RunRow, of: number) => this.log(d, r, of);
   /**
@@ -420,7 +435,9 @@ export class RunLedger extends DurableObject<Env> {
    */
   private scope(run: RunRow, now: number): LedgerScope {
     const append = (d: AuditDraft, r: RunRow) => this.log(entryOf(d, r), r, null);
-    return { sql: this.sql, append, run, now, fence: this.fence, principal: this.acting };
+    const last = () => this.last?.seq ?? lastSeq(this.sql);
+    const { sql, fence, acting: principal } = this;
+    return { sql, append, lastSeq: last, run, now, fence, principal };
   }
 
   /**
@@ -443,7 +460,9 @@ export class RunLedger extends DurableObject<Env> {
    */
   private log(draft: EntryDraft, run: RunRow, of: number | null): void {
     const entry = { ...draft, principal: draft.principal ?? this.acting };
-    this.appended = append(this.sql, run, entry, of).seq;
+    const row = append(this.sql, run, entry, of, this.last);
+    this.last = row.hash === null ? null : { seq: row.seq, hash: row.hash };
+    this.appended = row.seq;
     this.ended = run.halted_at !== null || Date.now() >= run.deadline_at;
   }
 }

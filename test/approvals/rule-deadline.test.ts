@@ -50,7 +50,14 @@ describe("a rule's deadline", () => {
           const row = readRun(sql);
           if (row === null) throw new Error("the run is open");
           const now = Date.now();
-          const scope = { sql, append: () => {}, run: row, now, fence: loaded.value };
+          const scope = {
+            sql,
+            append: () => {},
+            lastSeq: () => 0,
+            run: row,
+            now,
+            fence: loaded.value,
+          };
           const args = JSON.stringify({ ticket_id: `T-${i}`, priority: "urgent" });
           const draft = {
             callId: crypto.randomUUID(),

@@ -15,7 +15,7 @@ import { type AuditRow, auditEntry, type EntryDraft, type RunRow } from "../view
 export type { EntryDraft };
 
 /** A link of the chain: an entry's seq and hash (seq 0: the run's genesis). */
-type Link = { seq: number; hash: string };
+export type Link = { seq: number; hash: string };
 
 /** The link an empty log starts from: the run's genesis. */
 function genesisLink(run: RunRow): Link {
@@ -60,14 +60,19 @@ export const AUDIT_COLUMNS = [
 const INSERT_ENTRY = `INSERT INTO audit (${AUDIT_COLUMNS.join(", ")})
   VALUES (${AUDIT_COLUMNS.map(() => "?").join(", ")})`;
 
-/** Append one entry after the log's last, `of` the entry it settles (or null); answers it. */
+/**
+ * Append one entry after the log's last, `of` the entry it settles (or null); answers it.
+ * `known` is the log's last link when the caller knows it (the entry it appended last), so
+ * the append need not read it back.
+ */
 export function append(
   sql: SqlStorage,
   run: RunRow,
   draft: EntryDraft,
   of: number | null,
+  known: Link | null = null,
 ): AuditRow {
-  const last = head(sql) ?? genesisLink(run);
+  const last = known ?? head(sql) ?? genesisLink(run);
   const row: AuditRow = {
     ...draft,
     seq: last.seq + 1,

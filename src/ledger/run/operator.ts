@@ -43,6 +43,8 @@ export interface LedgerScope {
   sql: SqlStorage;
   /** The ledger's one append function. */
   append: Append;
+  /** The seq of the log's last entry (0 when it has none). */
+  lastSeq: () => number;
   /** The run's row. */
   run: RunRow;
   /** Epoch ms of the act. */

@@ -8,7 +8,6 @@ import { targetRuleOf } from "../../core/policy.ts";
 import type { Refusal } from "../../core/reasons.ts";
 import { approvalStep } from "../approvals/approval-step.ts";
 import type { AuditDraft } from "../audit/audit-draft.ts";
-import { lastSeq } from "../audit/audit-log.ts";
 import type { LedgerAnswer, LedgerProposal, Rejection } from "../protocol.ts";
 import { budgetView, type RunRow, runState } from "../views.ts";
 import { holdKey, mutationKey, readKey, storedAnswer } from "./keys.ts";
@@ -37,10 +36,10 @@ export interface ProposeScope {
  * when the log is full and it is not the first of its reason and tool (refusal-keep.ts).
  */
 export function keepRefusal(s: Omit<ProposeScope, "lapse">, draft: AuditDraft): void {
-  const { sql, run, append, fence } = s.ledger;
+  const { sql, run, append, fence, lastSeq } = s.ledger;
   const reason = draft.reason ?? "unknown";
   if (
-    logFull(lastSeq(sql), fence.policy.max_audit_entries_per_run) &&
+    logFull(lastSeq(), fence.policy.max_audit_entries_per_run) &&
     !firstPastCap(sql, reason, draft.tool, (tool) => fence.tools.has(tool))
   ) {
     countRefusal(sql, reason);
