@@ -21,7 +21,7 @@ import { classifyStatus } from "./classify.ts";
 import type { Execution } from "./execution.ts";
 import { guarded } from "./guard.ts";
 // A type only: the MCP client SDK is loaded by the first MCP call (see `call`).
-import type { UpstreamNotice } from "./mcp.ts";
+import type { InputRelay, UpstreamInput, UpstreamNotice } from "./mcp.ts";
 
 /** What one execution needs besides the validated arguments. */
 export interface ExecutionContext {
@@ -46,6 +46,8 @@ export interface ExecutionContext {
   bearer?: PrincipalToken;
   /** Where an MCP upstream's progress and log messages go during the call; none if absent. */
   notify?: (notice: UpstreamNotice) => void;
+  /** Set for an MCP client an upstream may ask for input during the call (mcp.ts). */
+  input?: InputRelay;
 }
 
 export type { Execution };
@@ -220,10 +222,15 @@ interface Answer {
   reply?: UpstreamReply;
   /** What the result rules found in the text of the upstream's own refusal. */
   findings?: readonly GuardFinding[];
+  /** What an MCP upstream asked the client before it can answer (with its `refusal`). */
+  input?: UpstreamInput;
 }
 
 function judge(contract: ToolContract, answer: Answer): Execution {
   const reply = answer.reply === undefined ? {} : { reply: answer.reply };
+  if (answer.refusal !== undefined && answer.input !== undefined) {
+    return { ok: false, refusal: answer.refusal, input: answer.input };
+  }
   if (answer.refusal !== undefined) {
     const findings = answer.findings === undefined ? {} : { findings: answer.findings };
     return { ok: false, refusal: answer.refusal, ...reply, ...findings };
@@ -253,6 +260,7 @@ async function call(
     };
     const answer = await callMcp(upstream, args, { ...ctx, signal, answering }, tool);
     if (answer.ok) return { status: 200, body: answer.body };
+    if ("input" in answer) return { status: 200, body: null, ...answer };
     const { refusal, reply, findings } = answer;
     return { status: 200, body: null, refusal, reply, ...(findings ? { findings } : {}) };
   }

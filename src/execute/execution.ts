@@ -2,6 +2,7 @@
 import type { GuardFinding } from "../core/guardrails/scan.ts";
 import type { Refusal } from "../core/reasons.ts";
 import type { UpstreamReply } from "../core/upstream-excerpt.ts";
+import type { UpstreamInput } from "./mcp.ts";
 
 /**
  * The result of one execution: a result that passed the output contract and the result rules
@@ -10,9 +11,19 @@ import type { UpstreamReply } from "../core/upstream-excerpt.ts";
  */
 export type Execution =
   | { ok: true; result: unknown; findings?: readonly GuardFinding[] }
+  // An MCP upstream asked the client for input first; the refusal stands for any reader that
+  // does not continue the call (src/http/calls.ts does).
+  | {
+      ok: false;
+      refusal: Refusal;
+      input: UpstreamInput;
+      findings?: readonly GuardFinding[];
+      reply?: undefined;
+    }
   | {
       ok: false;
       refusal: Refusal;
       findings?: readonly GuardFinding[];
       reply?: UpstreamReply;
+      input?: undefined;
     };

@@ -7,6 +7,7 @@
 import {
   Client,
   type FetchLike,
+  isInputRequiredResult,
   ProtocolError,
   StreamableHTTPClientTransport,
   type Tool,
@@ -45,6 +46,41 @@ export type UpstreamNotice =
   | { kind: "progress"; progress: number; total?: number; message?: string }
   | { kind: "log"; level: LogLevel; logger?: string; data: string };
 
+/**
+ * Most input requests one round of an upstream may ask the client (MCP 2026-07-28
+ * `inputRequests`); an upstream that asks more fails the call.
+ */
+export const MAX_INPUT_REQUESTS = 8;
+
+/** Most bytes of one relayed input request, as JSON; a larger one fails the call. */
+export const MAX_INPUT_REQUEST_BYTES = 16_384;
+
+/** The client capabilities an upstream may ask the client for input by (MCP, "Client features"). */
+const INPUT_CAPABILITIES = {
+  elicitation: "elicitation/create",
+  sampling: "sampling/createMessage",
+  roots: "roots/list",
+} as const;
+
+/**
+ * A client on MCP 2026-07-28 whose upstream calls may ask it for input: what it declared it
+ * can answer, and its answers to the upstream's last round when the call continues.
+ */
+export interface InputRelay {
+  /** The client's declared capabilities, of which only elicitation, sampling and roots count. */
+  declared: Record<string, unknown>;
+  /** The client's answers to the upstream's last round, with the upstream's state, if any. */
+  answers?: { inputResponses: Record<string, unknown>; requestState?: string };
+}
+
+/** What an upstream asked the client before it can answer (MCP 2026-07-28 `input_required`). */
+export interface UpstreamInput {
+  /** The input requests, by the keys the upstream gave them, each within the bounds above. */
+  inputRequests: Record<string, { method: string; params?: unknown }>;
+  /** The upstream's opaque state for its next round, if it sent one. */
+  requestState?: string;
+}
+
 /** The log levels of MCP (RFC 5424's severities). */
 type LogLevel =
   | "debug"
@@ -81,6 +117,8 @@ export interface McpCallContext {
   bearer?: PrincipalToken | undefined;
   /** Where the upstream's progress and log messages go during the call; dropped if absent. */
   notify?: ((notice: UpstreamNotice) => void) | undefined;
+  /** Set for a client that may be asked for input during the call; none may be if absent. */
+  input?: InputRelay | undefined;
 }
 
 /**
@@ -89,7 +127,8 @@ export interface McpCallContext {
  */
 export type McpAnswer =
   | { ok: true; body: unknown }
-  | { ok: false; refusal: Refusal; reply?: UpstreamReply; findings?: readonly GuardFinding[] };
+  | { ok: false; refusal: Refusal; reply?: UpstreamReply; findings?: readonly GuardFinding[] }
+  | { ok: false; refusal: Refusal; input: UpstreamInput };
 
 /**
  * The byte bound on every response of one connection, and what passed it. The SDK reads the
@@ -144,7 +183,7 @@ export async function callMcp(
   const headers = { ...callHeaders(ctx), ...traced, ...bearerHeader(ctx.bearer) };
   const answer = await callWith(upstream, args, ctx, name, { bound, traced, headers });
   // A token the server refused is refreshed before the connection's next use.
-  if (!answer.ok && answer.reply?.status === 401) ctx.bearer?.rejected();
+  if (!answer.ok && "reply" in answer && answer.reply?.status === 401) ctx.bearer?.rejected();
   return answer;
 }
 
@@ -157,9 +196,7 @@ async function callWith(
   sending: { bound: Bound; traced: Record<string, string>; headers: Record<string, string> },
 ): Promise<McpAnswer> {
   const { bound, traced, headers } = sending;
-  const client = await bound
-    .race(connect(upstream, ctx.env, ctx.signal, headers, bound, ctx.answering))
-    .catch((e: unknown) => e);
+  const client = await bound.race(connect(upstream, ctx, headers, bound)).catch((e: unknown) => e);
   const rules = ctx.resultRules ?? DEFAULT_RULES;
   if (!(client instanceof Client)) return refusalOf(bound.error ?? client, name, rules);
   try {
@@ -170,12 +207,23 @@ async function callWith(
     if (relay !== undefined) {
       client.setNotificationHandler("notifications/message", ({ params }) => relay.log(params));
     }
+    const params = {
+      name: upstream.tool,
+      arguments: args as Record<string, unknown>,
+      _meta: meta,
+      ...ctx.input?.answers,
+    };
     const result = await bound.race(
-      client.callTool(
-        { name: upstream.tool, arguments: args as Record<string, unknown>, _meta: meta },
-        { signal: ctx.signal, ...(relay === undefined ? {} : { onprogress: relay.progress }) },
-      ),
+      client.callTool(params, {
+        signal: ctx.signal,
+        // An upstream's request for input is handed back, for the client to answer.
+        allowInputRequired: ctx.input !== undefined,
+        ...(relay === undefined ? {} : { onprogress: relay.progress }),
+      }),
     );
+    if (isInputRequiredResult(result)) {
+      return inputAsked(result, ctx.input?.declared ?? {}, name, rules);
+    }
     if (result.isError === true) {
       const whole = textOf(result.content);
       const reply = { status: 200, isError: true, text: whole };
@@ -205,7 +253,7 @@ export async function listMcpTools(
 ): Promise<Tool[]> {
   const bound = new Bound(DEFAULT_ANSWER_MAX_BYTES);
   const signal = AbortSignal.timeout(LIST_TIMEOUT_MS);
-  const client = await connect(upstream, env, signal, headers, bound);
+  const client = await connect(upstream, { env, signal }, headers, bound);
   try {
     return await bound.race(allTools(client));
   } finally {
@@ -213,17 +261,21 @@ export async function listMcpTools(
   }
 }
 
-/** A connected client of the server of `upstream`, sending its credentials and `extra` headers. */
+/**
+ * A connected client of the server of `upstream`, sending its credentials and `extra` headers.
+ * For a client that may be asked for input, the connection is on the newest era the server
+ * speaks (2026-07-28 asks in results, which the client answers on a retry) and declares what
+ * that client declared of elicitation, sampling and roots, so the server asks nothing else.
+ */
 async function connect(
   upstream: McpUpstream,
-  env: Env,
-  signal: AbortSignal,
+  ctx: Pick<McpCallContext, "env" | "signal" | "answering" | "input">,
   extra: Record<string, string>,
   bound: Bound,
-  answering?: (status: number) => void,
 ): Promise<Client> {
+  const { env, signal } = ctx;
   const { url, fetch: reaching } = reach(upstream.endpoint, env);
-  const fetch = bound.wrap(reaching, answering);
+  const fetch = bound.wrap(reaching, ctx.answering);
   const headers = new Headers(extra);
   const auth = secretAuthOf(upstream.auth);
   if (auth !== undefined) {
@@ -233,13 +285,93 @@ async function connect(
     }
   }
   const transport = new StreamableHTTPClientTransport(url, { fetch, requestInit: { headers } });
+  const asking =
+    ctx.input === undefined
+      ? {}
+      : {
+          capabilities: inputCapabilities(ctx.input.declared),
+          versionNegotiation: { mode: "auto" as const },
+          inputRequired: { autoFulfill: false },
+        };
   // The cf-worker validator interprets schemas; workerd forbids the code generation ajv does.
   const client = new Client(
     { name: "toolfence", version: "1" },
-    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator(), ...asking },
   );
   await client.connect(transport, { signal });
   return client;
+}
+
+/** Of a client's declared capabilities, those an upstream may ask it for input by. */
+function inputCapabilities(declared: Record<string, unknown>): Record<string, object> {
+  const kept: Record<string, object> = {};
+  for (const name of Object.keys(INPUT_CAPABILITIES)) {
+    const value = declared[name];
+    if (typeof value === "object" && value !== null) kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * An upstream's request for input, to hand to the client: refused when it asks more requests,
+ * or larger ones, than the bounds allow, or by a method the client did not declare (the
+ * connection declared only the client's, so the server broke the protocol). An elicitation's
+ * message, which a person reads, passes the tool's result rules as its notices do.
+ */
+function inputAsked(
+  result: { inputRequests?: unknown; requestState?: unknown },
+  declared: Record<string, unknown>,
+  name: string,
+  rules: ResolvedRules,
+): McpAnswer {
+  const allowed = Object.keys(inputCapabilities(declared)).map(
+    (capability) => INPUT_CAPABILITIES[capability as keyof typeof INPUT_CAPABILITIES] as string,
+  );
+  const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown }>;
+  const entries = Object.entries(requests);
+  const broken = (why: string): McpAnswer => {
+    const detail = `${name} asked the client for input the fence does not relay: ${why}.`;
+    return { ok: false, refusal: refuse("output_contract_violation", detail) };
+  };
+  if (entries.length > MAX_INPUT_REQUESTS) {
+    return broken(`${entries.length} requests in one round, past ${MAX_INPUT_REQUESTS}`);
+  }
+  for (const [key, request] of entries) {
+    const method = typeof request?.method === "string" ? request.method : "";
+    if (!allowed.includes(method)) {
+      return broken(
+        `request ${JSON.stringify(key.slice(0, 64))} is ${JSON.stringify(method.slice(0, 64))}, which the client did not declare`,
+      );
+    }
+    const bytes = UTF8.encode(JSON.stringify(request)).byteLength;
+    if (bytes > MAX_INPUT_REQUEST_BYTES) {
+      return broken(
+        `request ${JSON.stringify(key.slice(0, 64))} holds ${bytes} bytes, past ${MAX_INPUT_REQUEST_BYTES}`,
+      );
+    }
+  }
+  const state =
+    typeof result.requestState === "string" ? { requestState: result.requestState } : {};
+  const stateBytes = UTF8.encode(state.requestState ?? "").byteLength;
+  if (stateBytes > MAX_INPUT_REQUEST_BYTES) {
+    return broken(`its request state holds ${stateBytes} bytes, past ${MAX_INPUT_REQUEST_BYTES}`);
+  }
+  const ruled = Object.fromEntries(entries.map(([key, r]) => [key, ruledMessage(r, rules)]));
+  const input = { inputRequests: ruled as UpstreamInput["inputRequests"], ...state };
+  const detail = `${name} asked the client for input; the call continues when it answers.`;
+  return { ok: false, refusal: refuse("upstream_rejected", detail), input };
+}
+
+const UTF8 = new TextEncoder();
+
+/** An input request with its `params.message`, if it has one, after the tool's result rules. */
+function ruledMessage(request: { method?: unknown; params?: unknown }, rules: ResolvedRules) {
+  const params = request.params as { message?: unknown } | undefined;
+  if (typeof params?.message !== "string") return request;
+  return {
+    ...request,
+    params: { ...params, message: upstreamErrorText(params.message, rules).text },
+  };
 }
 
 /**

@@ -18,13 +18,14 @@ import { err, type Result } from "../core/result.ts";
 import { configured } from "../execute/configured.ts";
 import { cacheEpochOf } from "../execute/drift.ts";
 import { type Execution, execute } from "../execute/execute.ts";
-import type { UpstreamNotice } from "../execute/mcp.ts";
+import type { InputRelay, UpstreamNotice } from "../execute/mcp.ts";
 import { pinnedNow } from "../execute/pin-check.ts";
 import type {
   BudgetView,
   CacheStatus,
   LedgerProposal,
   Outcome,
+  Rejection,
   RunRef,
 } from "../ledger/protocol.ts";
 import { mutationKey } from "../ledger/run/keys.ts";
@@ -41,7 +42,7 @@ import { awaitApproval, noteConsumed } from "./approval-answer.ts";
 import { asPrincipal } from "./as-principal.ts";
 import { claimWhileDeciding, holdTarget } from "./claims.ts";
 import type { AppContext } from "./context.ts";
-import { type Decision, restAnswer } from "./decision.ts";
+import { type Continuation, type Decision, restAnswer } from "./decision.ts";
 import { auditArgsOf, evidenceOf, keptText } from "./evidence.ts";
 import { guardOf } from "./guard-answer.ts";
 import { LEASE_MARGIN_MS, MAX_BODY_BYTES, MAX_JSON_DEPTH } from "./limits.ts";
@@ -80,7 +81,17 @@ export interface Proposal {
   trace?: Pick<CallStart, "carrier" | "mcp">;
   /** Where an MCP upstream's progress and log messages go while the tool runs (MCP edge). */
   notify?: (notice: UpstreamNotice) => void;
+  /** Set for an MCP client an upstream may ask for input (MCP edge, 2026-07-28). */
+  input?: InputRelay;
+  /** Set when the call continues an admitted one with its client's answers to a round. */
+  continues?: Continuation;
 }
+
+/** Most input rounds of one call; an upstream that asks again after the last fails the call. */
+export const MAX_INPUT_ROUNDS = 8;
+
+/** Longest a call waits for its client's answers to one round (within the run's deadline). */
+export const INPUT_WAIT_MS = 600_000;
 
 /** `decide` inside the call's span (src/telemetry/): its steps are child spans. */
 export function decide(c: AppContext, ref: RunRef, input: Proposal): Promise<Decision> {
@@ -147,6 +158,12 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
     : [reachable, null];
   if (checked.ok) noteCall(checked.value.contract.name, checked.value.form);
   else noteCall(checked.error.tool, checked.error.form);
+  const other = checked.ok ? otherCall(checked.value, input.continues) : null;
+  if (checked.ok && other !== null) {
+    const { contract, form, key } = checked.value;
+    const rejection = { callId, tool: contract.name, form, key, refusal: other, evidence };
+    return refusedRetry(ledger, ref, rejection);
+  }
   if (!checked.ok) {
     const { refusal, tool, form, key } = checked.error;
     const recorded = await ledger.record(ref, { callId, tool, form, key, refusal, evidence });
@@ -158,24 +175,33 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
   const call = checked.value;
   // The arguments' JSON, made once: the cache key's and the ledger's.
   const args = JSON.stringify(call.args);
-  const route = await inSpan("toolfence.cache.lookup", () =>
-    routeRead({
-      tiers: tiersOf(c.env, ref.tenant),
-      contract: call.contract,
-      args,
-      tenant: ref.tenant,
-      noCache: asksNoCache(c.req.header("Cache-Control")),
-      epoch,
-      rules: resultRulesVersion(c.get("fence"), call.contract),
-      defer: (work) => c.executionCtx.waitUntil(work),
-    }),
-  );
+  // A continued call's answer depends on its client's input: never cached, nor served.
+  const route =
+    input.continues !== undefined
+      ? UNCACHED
+      : await inSpan("toolfence.cache.lookup", () =>
+          routeRead({
+            tiers: tiersOf(c.env, ref.tenant),
+            contract: call.contract,
+            args,
+            tenant: ref.tenant,
+            noCache: asksNoCache(c.req.header("Cache-Control")),
+            epoch,
+            rules: resultRulesVersion(c.get("fence"), call.contract),
+            defer: (work) => c.executionCtx.waitUntil(work),
+          }),
+        );
   const written = { args, evidence, auditArgs: auditArgsOf(call, digest) };
-  const proposal = proposalOf(c, call, callId, written);
+  // A continued call is the one admitted: its entries, charge and key are that call's.
+  const proposal = proposalOf(c, call, input.continues?.callId ?? callId, written);
   if (route.kind === "served") return served(ledger, callRef, proposal, route);
   const leader = route.kind === "leader" ? route.leader : null;
   try {
-    const made = { started, ledger, digest, bearer, notify: input.notify };
+    const { notify, input: relay, continues } = input;
+    const made = { started, ledger, digest, bearer, notify, input: relay, continues };
+    if (continues !== undefined) {
+      return await continueCall(c, callRef, call, proposal, { ...made, continues });
+    }
     return await admitAndRun(c, callRef, call, proposal, route, made);
   } finally {
     // Joiners must never wait on a leader that was refused or threw before landing.
@@ -184,6 +210,69 @@ async function decideCall(c: AppContext, ref: RunRef, input: Proposal): Promise<
 }
 
 type Ledger = ReturnType<typeof ledgerOf>;
+
+/** What the call's decision already made, for the steps after the ledger's. */
+interface Made {
+  /** When the call was received. */
+  started: number;
+  /** Its run's ledger. */
+  ledger: Ledger;
+  /** Its keyed digest. */
+  digest: Digest;
+  /** The token of a call made as the principal. */
+  bearer: Bearer | undefined;
+  /** Where the tool's notifications go. */
+  notify: Proposal["notify"];
+  /** What the client may be asked for input. */
+  input: Proposal["input"];
+  /** The admitted call this one continues, if any. */
+  continues: Proposal["continues"];
+}
+
+/**
+ * Null when a retry carrying a round's state is the call that state continues; else why not.
+ * The state was sealed for this run and principal; the call it names must be this one.
+ */
+function otherCall(call: GatedCall, continues: Continuation | undefined): Refusal | null {
+  if (continues === undefined || call.fingerprint === continues.fingerprint) return null;
+  const detail =
+    "The request state continues another call: a retry with the client's input must send the same tool and arguments as the call that asked for it.";
+  return refuse("malformed_payload", detail);
+}
+
+/**
+ * A retry with the client's answers to a round of an admitted call: the ledger takes that
+ * round's wait (once: a replayed or superseded state is refused there), nothing is charged or
+ * audited anew, and the tool runs again with the answers; its outcome settles the one call.
+ */
+async function continueCall(
+  c: AppContext,
+  ref: RunRef,
+  call: GatedCall,
+  proposal: LedgerProposal,
+  made: Made & { continues: Continuation },
+): Promise<Decision> {
+  const { callId, round } = made.continues;
+  const resumed = await made.ledger.resumeInput(ref, { callId, round, leaseMs: proposal.leaseMs });
+  if (resumed.refusal !== null) {
+    const { tool, form, key, evidence } = proposal;
+    const rejection = { callId: crypto.randomUUID(), tool, form, key, evidence };
+    return refusedRetry(made.ledger, ref, { ...rejection, refusal: resumed.refusal });
+  }
+  return runAndSettle(c, ref, call, proposal, UNCACHED, made, resumed);
+}
+
+/** The route of a call the cache must not answer or keep. */
+const UNCACHED = { kind: "uncached" as const, key: null, cache: null };
+
+/**
+ * A retry refused before it continued its call: recorded under a call id of its own, so the
+ * admitted call's entries stay that call's.
+ */
+async function refusedRetry(ledger: Ledger, ref: RunRef, r: Rejection): Promise<Decision> {
+  const recorded = await ledger.record(ref, r);
+  return refused(recorded.refusal, { call_id: r.callId, budget: recorded.budget });
+}
 
 /** A call with no backend query of its own: free, recorded with its outcome in one step. */
 async function served(
@@ -214,18 +303,10 @@ async function admitAndRun(
   call: GatedCall,
   proposal: LedgerProposal,
   route: Exclude<CacheRoute, { kind: "served" }>,
-  // What the call's decision already made: its start, its run's ledger, its keyed digest, the
-  // token of a call made as the principal, and where the tool's notifications go.
-  made: {
-    started: number;
-    ledger: Ledger;
-    digest: Digest;
-    bearer: Bearer | undefined;
-    notify: Proposal["notify"];
-  },
+  made: Made,
 ): Promise<Decision> {
   const { callId } = proposal;
-  const { started, ledger, digest } = made;
+  const { started, ledger } = made;
   const rule = targetRuleOf(c.get("fence"), call.contract.name);
   const claiming = inSpan("toolfence.claim", async () =>
     holdTarget(c.env, ref, call, rule, proposal.target, callId, proposal.leaseMs),
@@ -277,8 +358,30 @@ async function admitAndRun(
   if (answer.kind === "replay") return replayed(answer.status, answer.body, answer.budget);
   if (answer.approvalId !== null) noteConsumed(c, ref, answer.approvalId);
   if (known !== null) return respond(known, answer.budget, route.key);
-  const ran = await run(c, ref, call, answer.deadlineAt, made.bearer, made.notify);
-  const execution = noRetryLeft(ran, proposal, answer);
+  return runAndSettle(c, ref, call, proposal, route, made, answer);
+}
+
+/**
+ * Run the admitted call's tool and settle its outcome, or, when its MCP upstream asks the
+ * client for input, hold the call open for the next round instead (within the rounds' bound).
+ */
+async function runAndSettle(
+  c: AppContext,
+  ref: RunRef,
+  call: GatedCall,
+  proposal: LedgerProposal,
+  route: Exclude<CacheRoute, { kind: "served" }>,
+  made: Made,
+  admitted: { deadlineAt: number; budget: BudgetView },
+): Promise<Decision> {
+  const { callId } = proposal;
+  const { started, ledger, digest } = made;
+  const relay = { bearer: made.bearer, notify: made.notify, input: made.input };
+  const asked = await run(c, ref, call, admitted.deadlineAt, relay);
+  const waiting = await waitForInput(ledger, ref, proposal, asked, made, admitted);
+  if (waiting !== null && "status" in waiting) return waiting;
+  const ran = waiting ?? asked;
+  const execution = noRetryLeft(ran, proposal, admitted);
   const upstream = keptUpstream(execution, call, c.get("fence"), digest);
   const outcome = keptForReplay(
     { ...outcomeOf(execution, callId, "applied", route.cache), ...upstream },
@@ -302,6 +405,44 @@ async function admitAndRun(
     return refused(refuse("run_halted", detail), { call_id: callId, budget: settled.budget });
   }
   return respond(settled.outcome, settled.budget, route.key);
+}
+
+/**
+ * When the tool asked its client for input: the decision that hands the request on, with the
+ * call held open for the next round; or, past the rounds' bound (or when the ledger closed the
+ * call meanwhile), the refusal the call settles with. Null when the tool answered.
+ */
+async function waitForInput(
+  ledger: Ledger,
+  ref: RunRef,
+  proposal: LedgerProposal,
+  ran: Execution,
+  made: Made,
+  admitted: { deadlineAt: number; budget: BudgetView },
+): Promise<Decision | Execution | null> {
+  if (ran.ok || !("input" in ran) || ran.input === undefined) return null;
+  const round = (made.continues?.round ?? 0) + 1;
+  if (round > MAX_INPUT_ROUNDS) {
+    const detail = `${proposal.tool} asked the client for input again after ${MAX_INPUT_ROUNDS} rounds; the fence relays no more to one call.`;
+    return { ok: false, refusal: refuse("output_contract_violation", detail) };
+  }
+  const leaseMs = Math.max(1, Math.min(INPUT_WAIT_MS, admitted.deadlineAt - Date.now()));
+  const step = { callId: proposal.callId, round, leaseMs };
+  if (!(await ledger.awaitInput(ref, step))) {
+    const detail = `${proposal.tool} asked the client for input after its call was closed.`;
+    return { ok: false, refusal: refuse("upstream_outcome_unknown", detail) };
+  }
+  const body = { decision: "input_required", call_id: proposal.callId, budget: admitted.budget };
+  const continues = { callId: proposal.callId, round, fingerprint: proposal.fingerprint };
+  return {
+    status: 200,
+    body,
+    cache: null,
+    cacheKey: null,
+    replayed: false,
+    retryAfterS: null,
+    input: { asked: ran.input, continues },
+  };
 }
 
 /** The ledger's view of a gated call; a miss is charged, `outcome` is set later. */
@@ -342,9 +483,9 @@ async function run(
   ref: RunRef,
   call: GatedCall,
   deadlineAt: number,
-  bearer?: Bearer,
-  notify?: Proposal["notify"],
+  relay: Partial<Pick<Made, "bearer" | "notify" | "input">> = {},
 ): Promise<Execution> {
+  const { bearer, notify, input } = relay;
   const upstreamKey =
     call.key === null ? null : `tf-${await sha256Hex(`${ref.tenant}\n${ref.runId}\n${call.key}`)}`;
   return execute(call.contract, call.args, {
@@ -357,6 +498,7 @@ async function run(
     resultRules: resultRulesOf(c.get("fence"), call.contract),
     ...(bearer === undefined ? {} : { bearer }),
     ...(notify === undefined ? {} : { notify }),
+    ...(input === undefined ? {} : { input }),
   });
 }
 

@@ -3,8 +3,23 @@
  * renders it. REST renders it here as JSON or problem+json with the fence's headers; the MCP
  * edge renders the same object as a tool result (src/mcp/results.ts).
  */
+import type { UpstreamInput } from "../execute/mcp.ts";
 import type { CacheStatus } from "../ledger/protocol.ts";
 import { PROBLEM_TYPE } from "./problem.ts";
+
+/**
+ * Which admitted call a retry continues, as the fence's own request state held it (sealed by
+ * the MCP edge, src/mcp/input-relay.ts): the call, the round answered, and the call's
+ * fingerprint, which the retry's must equal.
+ */
+export interface Continuation {
+  /** The admitted call. */
+  callId: string;
+  /** The round the client answers, counted from 1. */
+  round: number;
+  /** SHA-256 of the canonical call that was admitted. */
+  fingerprint: string;
+}
 
 /** The fence's answer to one proposed call. */
 export interface Decision {
@@ -20,6 +35,11 @@ export interface Decision {
   replayed: boolean;
   /** Seconds after which the same call may be proposed again (`Retry-After`), or null. */
   retryAfterS: number | null;
+  /**
+   * Set when the call's MCP upstream asked the client for input: what it asked, and the call
+   * and round the client's answers continue (the MCP edge seals these into its request state).
+   */
+  input?: { asked: UpstreamInput; continues: Continuation };
 }
 
 /** The REST form of a decision (`POST /v1/runs/{run_id}/calls`). */

@@ -41,6 +41,8 @@ import type {
   OpenAnswer,
   Recorded,
   Rejection,
+  RoundAnswer,
+  RoundStep,
   RunRef,
   RunSummary,
   RunView,
@@ -61,6 +63,7 @@ import {
 } from "./run/operator.ts";
 import { policyVersion } from "./run/policy-version.ts";
 import { decideProposal, recordRejection } from "./run/propose.ts";
+import { awaitRound, resumeRound } from "./run/rounds.ts";
 import { RunIndexing } from "./run/run-registration.ts";
 import { readRun, runRowOf } from "./run/run-row.ts";
 import { statusOf, summaryOf } from "./run/run-status.ts";
@@ -166,6 +169,31 @@ export class RunLedger extends DurableObject<Env> {
       return settleCall(this.sql, run, s, this.logOutcome);
     });
     return { budget, afterHalt: halted };
+  }
+
+  /**
+   * Hold an admitted call open for the client's input (rounds.ts): false when it is no longer
+   * open, so no round can continue it.
+   */
+  awaitInput(ref: RunRef, step: RoundStep): boolean {
+    let waiting = false;
+    this.close(ref, (run) => {
+      waiting = awaitRound(this.sql, step, Date.now());
+      return run;
+    });
+    return waiting;
+  }
+
+  /** Continue an admitted call with the client's answer to one round, once (rounds.ts). */
+  resumeInput(ref: RunRef, step: RoundStep): RoundAnswer {
+    let refusal: Refusal | null = null;
+    let deadlineAt = 0;
+    const budget = this.close(ref, (run) => {
+      refusal = resumeRound(this.sql, run, step, Date.now());
+      deadlineAt = run.deadline_at;
+      return run;
+    });
+    return { budget, deadlineAt, refusal };
   }
 
   /** Take back an admitted call whose tenant-wide claim was refused (withdraw.ts). */

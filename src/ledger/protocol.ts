@@ -162,6 +162,26 @@ export type LedgerAnswer =
       expiredAfterMs?: number;
     };
 
+/** One input round of an admitted call whose tool asked the client for input (run/rounds.ts). */
+export interface RoundStep {
+  /** The admitted call. */
+  callId: string;
+  /** The round, counted from 1. */
+  round: number;
+  /** How long the call (and its key) stays held from now. */
+  leaseMs: number;
+}
+
+/** The ledger's answer to a round's continuation: the run's budget, and a refusal if any. */
+export interface RoundAnswer {
+  /** The run's budget. */
+  budget: BudgetView;
+  /** When the run's deadline falls (ms since the epoch). */
+  deadlineAt: number;
+  /** Why the round does not continue, or null when it does. */
+  refusal: Refusal | null;
+}
+
 /** Closing a call the ledger admitted. */
 export interface Settlement {
   /** The admitted call. */

@@ -25,6 +25,7 @@ import { MAX_BODY_BYTES } from "../http/limits.ts";
 import type { RunRef } from "../ledger/protocol.ts";
 import type { TraceCarrier } from "../telemetry/index.ts";
 import { type DoorRefusal, doorAnswer, type McpMessage, readMessage } from "./door.ts";
+import { roundSeal } from "./input-relay.ts";
 import { relaysContent } from "./results.ts";
 import { fenceServer, type McpCallContext } from "./server.ts";
 import { taskSeal } from "./tasks.ts";
@@ -58,7 +59,8 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
     tasks: secret === null ? null : taskSeal(secret, ref),
     exists: (name) => fence.tools.has(name),
     // A mutation sent without a key gets one derived by the gate, from the validated call.
-    propose: (name, args, key, id, meta, via, notify) => {
+    rounds: secret === null ? null : roundSeal(secret, ref),
+    propose: (name, args, key, id, meta, via, during) => {
       const call = { tool: name, args, ...(key === undefined ? {} : { idempotency_key: key }) };
       return decide(c, ref, {
         contentType: "application/json",
@@ -70,7 +72,7 @@ function contextOf(c: AppContext, ref: RunRef, message: McpMessage): McpCallCont
           carrier: carrierOf(c, meta),
           mcp: { method: via?.method ?? "tools/call", requestId: id },
         },
-        ...(notify === undefined ? {} : { notify }),
+        ...during,
       });
     },
   };

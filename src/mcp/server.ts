@@ -14,8 +14,14 @@ import type { ToolContract } from "../core/contract.ts";
 import { boundedName } from "../core/gate.ts";
 import type { Unavailable } from "../execute/configured.ts";
 import type { UpstreamNotice } from "../execute/mcp.ts";
-import { approvalInput, declaresUrlElicitation, pageRefused } from "./approval-input.ts";
+import {
+  approvalInput,
+  clientCapabilitiesOf,
+  declaresUrlElicitation,
+  pageRefused,
+} from "./approval-input.ts";
 import { connectAnswer, connectLinkOf } from "./connect-input.ts";
+import type { RoundSeal } from "./input-relay.ts";
 import { KEY_META, relaysContent, toolResult } from "./results.ts";
 import { type ProposeCall, taskHandlers, taskOf } from "./task-handlers.ts";
 import { TASK_CAPABILITY, type TaskSeal } from "./tasks.ts";
@@ -40,6 +46,11 @@ export interface McpCallContext {
   approvalPage: (id: string) => string;
   /** Seals and opens this run's task ids; null when the deployment has no secret for them. */
   tasks: TaskSeal | null;
+  /**
+   * Seals and opens the request states of an upstream's rounds of input, for this run and
+   * principal; null when the deployment has no secret for them (nothing is relayed then).
+   */
+  rounds: RoundSeal | null;
 }
 
 /** Which protocol era a server instance serves: only 2026-07-28 has input-required results. */
@@ -75,15 +86,26 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
     const { name, _meta } = request.params;
     const args = request.params.arguments ?? {};
     const key = _meta?.[KEY_META];
-    const answer = await ctx.propose(name, args, key, mcpReq.id, _meta, undefined, (notice) =>
-      relayNotice(mcpReq, _meta?.progressToken, notice),
-    );
+    const notify = (notice: UpstreamNotice) => relayNotice(mcpReq, _meta?.progressToken, notice);
+    // 2026-07-28: an upstream may ask this client for what it declared, and a retry carrying
+    // the fence's request state continues the call that asked.
+    const rounds = era === "2026-07-28" ? ctx.rounds : null;
+    const opened = rounds === null ? null : await rounds.open(name, mcpReq);
+    const declared = clientCapabilitiesOf(mcpReq) ?? {};
+    const relay = opened === null ? { declared } : { declared, answers: opened.answers };
+    const input = rounds === null ? {} : { input: relay };
+    const continues = opened === null ? {} : { continues: opened.continues };
+    const during = { notify, ...input, ...continues };
+    const answer = await ctx.propose(name, args, key, mcpReq.id, _meta, undefined, during);
     // The call is audited like any other; a name no contract has is the protocol's error.
     if (!ctx.exists(name)) {
       const named = boundedName(name);
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${named}`);
     }
     // A call as the person, who has not connected its upstream: the page, as the era asks.
+    if (answer.input !== undefined && rounds !== null) {
+      return rounds.ask(name, { ...answer, input: answer.input });
+    }
     const link = connectLinkOf(answer);
     if (link !== null) return connectAnswer(answer, link, name, era, mcpReq);
     if (answer.status === 202 && era === "2026-07-28") {

@@ -12,8 +12,8 @@ import type {
 } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import type { ToolContract } from "../core/contract.ts";
-import type { UpstreamNotice } from "../execute/mcp.ts";
-import type { Decision } from "../http/decision.ts";
+import type { InputRelay, UpstreamNotice } from "../execute/mcp.ts";
+import type { Continuation, Decision } from "../http/decision.ts";
 import { KEY_META, relaysContent } from "./results.ts";
 import {
   declaresTasks,
@@ -46,8 +46,18 @@ export type ProposeCall = (
   id: RequestId,
   meta: Record<string, unknown> | undefined,
   via?: ProposedVia,
-  notify?: (notice: UpstreamNotice) => void,
+  during?: DuringCall,
 ) => Promise<Decision>;
+
+/** What a `tools/call` brings to its run beyond the call: where its upstream's messages go. */
+export interface DuringCall {
+  /** Where the upstream's progress and log messages go. */
+  notify?: (notice: UpstreamNotice) => void;
+  /** What the client may be asked for input (2026-07-28). */
+  input?: InputRelay;
+  /** The admitted call a retry with the client's answers continues. */
+  continues?: Continuation;
+}
 
 /** What the task methods need of the request's context (src/mcp/server.ts has it all). */
 interface TaskContext {

@@ -30,6 +30,20 @@ export interface StandInOptions {
   openidOnly?: boolean;
   /** Issue opaque access tokens (not JWTs): they say no subject. */
   opaque?: boolean;
+  /**
+   * Rounds of input `add_note` asks the client for on MCP 2026-07-28 before it answers (a form
+   * elicitation of the note's text, then a confirmation); the notes server speaks 2025 only
+   * when unset.
+   */
+  asks?: number;
+}
+
+/** One `tools/call` the notes server got on 2026-07-28: its round's state and answers. */
+export interface ModernCall {
+  tool: string;
+  requestState?: string;
+  inputResponses?: Record<string, unknown>;
+  capabilities?: unknown;
 }
 
 /** The issuer of a stand-in that publishes only OpenID Connect Discovery metadata. */
@@ -84,6 +98,8 @@ export class StandIn {
   readonly issuer: string;
   /** Where its endpoints are: `/authorize`, `/token`, `/register`, `/revoke` under it. */
   readonly endpoints: string;
+  /** Each 2026-07-28 tool call, in order (only with `asks`). */
+  modern: ModernCall[] = [];
   private readonly codes = new Map<string, { sub: string; params: URLSearchParams }>();
   private readonly access = new Map<string, Issued>();
   private readonly refresh = new Map<string, Issued>();
@@ -262,10 +278,34 @@ export class StandIn {
     const message = (await request.json()) as {
       id?: number;
       method?: string;
-      params?: { name?: string; arguments?: { text?: string }; protocolVersion?: string };
+      params?: {
+        name?: string;
+        arguments?: { text?: string };
+        protocolVersion?: string;
+        requestState?: string;
+        inputResponses?: Record<string, unknown>;
+        _meta?: Record<string, unknown>;
+      };
     };
     if (message.id === undefined) return new Response(null, { status: 202 });
     const rpc = (result: unknown) => json({ jsonrpc: "2.0", id: message.id, result });
+    const asks = this.options.asks;
+    if (message.method === "server/discover") {
+      if (asks === undefined) {
+        const error = { code: -32601, message: "Method not found" };
+        return json({ jsonrpc: "2.0", id: message.id, error });
+      }
+      return rpc({
+        resultType: "complete",
+        supportedVersions: ["2026-07-28"],
+        capabilities: { tools: {} },
+        serverInfo: { name: "notes", version: "1" },
+      });
+    }
+    const modern = message.params?._meta?.["io.modelcontextprotocol/protocolVersion"] !== undefined;
+    if (asks !== undefined && modern && message.method === "tools/call") {
+      return rpc(this.roundOf(message.params ?? {}, asks, who.sub));
+    }
     if (message.method === "initialize") {
       return rpc({
         protocolVersion: message.params?.protocolVersion ?? "2025-11-25",
@@ -291,5 +331,54 @@ export class StandIn {
       content: [{ type: "text", text: JSON.stringify(result) }],
       structuredContent: result,
     });
+  }
+
+  /**
+   * A 2026-07-28 `add_note`: rounds 1 to `asks` ask for input (the text, then confirmations),
+   * each with its state `round-N`; the answer to the last is the note, its text the first
+   * round's answer.
+   */
+  private roundOf(
+    params: Omit<ModernCall, "tool" | "capabilities"> & {
+      name?: string;
+      _meta?: Record<string, unknown>;
+    },
+    asks: number,
+    sub: string,
+  ): Record<string, unknown> {
+    const { name = "", requestState, inputResponses, _meta } = params;
+    const capabilities = _meta?.["io.modelcontextprotocol/clientCapabilities"];
+    this.modern.push({ tool: name, requestState, inputResponses, capabilities });
+    const done = Number(/^round-(\d+)$/.exec(requestState ?? "")?.[1] ?? 0);
+    if (done < asks) {
+      const requestedSchema =
+        done === 0
+          ? { type: "object", properties: { text: { type: "string" } }, required: ["text"] }
+          : { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+      const message = done === 0 ? "What should the note say?" : `Confirm (${done})?`;
+      return {
+        resultType: "input_required",
+        inputRequests: {
+          [`ask-${done + 1}`]: {
+            method: "elicitation/create",
+            params: { message, requestedSchema },
+          },
+        },
+        requestState: `round-${done + 1}`,
+      };
+    }
+    this.calls.push({ tool: name, sub, jti: "modern" });
+    const first = this.modern.find((c) => c.inputResponses?.["ask-1"] !== undefined);
+    const answer = first?.inputResponses?.["ask-1"] as { content?: { text?: string } } | undefined;
+    const result = {
+      note_id: `n-${this.calls.length}`,
+      author: sub,
+      text: answer?.content?.text ?? "",
+    };
+    return {
+      resultType: "complete",
+      content: [{ type: "text", text: JSON.stringify(result) }],
+      structuredContent: result,
+    };
   }
 }

@@ -5,9 +5,9 @@
  */
 import type { FreshSchema } from "./migrate.ts";
 
-/** The RunLedger's schema after its 6 migration steps. */
+/** The RunLedger's schema after its 7 migration steps. */
 export const FRESH_RUN_SCHEMA: FreshSchema = {
-  steps: 6,
+  steps: 7,
   sql: `CREATE TABLE run (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      tenant TEXT NOT NULL,
@@ -32,7 +32,7 @@ CREATE TABLE open_call (
      seq INTEGER PRIMARY KEY,
      call_id TEXT NOT NULL,
      lease_expires_at INTEGER NOT NULL
-   );
+   , rounds INTEGER NOT NULL DEFAULT 0, awaiting INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE tool_use (tool TEXT PRIMARY KEY, used INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE target_use (
      tool TEXT NOT NULL,

@@ -164,4 +164,9 @@ export const MIGRATIONS: readonly string[] = [
      tool TEXT NOT NULL,
      PRIMARY KEY (reason, tool)
    ) WITHOUT ROWID;`,
+  // The input rounds of an open call whose tool asked the client for input (MCP 2026-07-28):
+  // how many the fence has handed out, and whether the last one is still unanswered, so each
+  // round's request state continues the call once (run/rounds.ts).
+  `ALTER TABLE open_call ADD COLUMN rounds INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE open_call ADD COLUMN awaiting INTEGER NOT NULL DEFAULT 0;`,
 ];
