@@ -20,6 +20,8 @@ import { type ConformanceServer, startConformanceServer } from "./conformance-se
 const ROOT = resolve(import.meta.dirname, "../..");
 const SUITE = join(ROOT, "node_modules/.bin/conformance");
 const KEY = "tf_dev_local_key";
+/** A console secret of the stand's own (any 32 characters or more). */
+const CONSOLE = "transparency-console-secret-0123456789";
 /** The variable the imported contracts read the fixture's URL from. */
 const URL_VAR = "MCP_CONFORMANCE_URL";
 
@@ -138,8 +140,9 @@ export async function startStand(): Promise<Stand> {
       ...["import", "--mcp", upstream.url, "--url-var", URL_VAR, "--out", dir],
     ]);
     writeFence(dir);
+    // A console secret seals the request states of an upstream's rounds of input, and task ids.
     const fence = await startDev(
-      { DEV_KEY: KEY, [URL_VAR]: upstream.url },
+      { DEV_KEY: KEY, CONSOLE_SECRET: CONSOLE, [URL_VAR]: upstream.url },
       { config: join(dir, "wrangler.toml") },
     );
     const proxy = await authProxy(fence.url, KEY);
@@ -233,9 +236,9 @@ export interface Listed {
 const RESOURCES = "resources of an upstream are not relayed: the fence serves tools only";
 const PROMPTS = "prompts of an upstream are not relayed: the fence serves tools only";
 const TO_CLIENT =
-  "a request the upstream makes during a call (elicitation, sampling, roots) is not relayed to the agent's client: the fence's call to the upstream declares no such capability, so the tool gets no answer";
-const INPUT_REQUIRED =
-  "an upstream's input-required result is not relayed: the fence asks for input only for its own approvals, so the call comes back complete";
+  "on 2025-11-25 a request the upstream makes during a call (elicitation, sampling, roots) is not relayed to the agent's client: the endpoint is stateless, so a call does not know what the client declared at initialize, and the client's answer would come as another POST, which nothing routes to the call that waits; the fence's call to the upstream declares no such capability, so the tool gets no answer (2026-07-28's input-required results are relayed)";
+const CAPABILITY_ERROR =
+  "an upstream's JSON-RPC error is the fence's isError result (upstream_rejected), so its -32021 for a capability the client did not declare reaches the client as a refused call, not as that error";
 
 /**
  * Every scenario (or `revision:scenario`) that passes directly and fails through the fence,
@@ -256,19 +259,7 @@ export const LISTED: Readonly<Record<string, Listed>> = {
   "tools-call-elicitation": { kind: "not relayed", reason: TO_CLIENT },
   "elicitation-sep1034-defaults": { kind: "not relayed", reason: TO_CLIENT },
   "elicitation-sep1330-enums": { kind: "not relayed", reason: TO_CLIENT },
-  "server-stateless": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-basic-elicitation": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-basic-sampling": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-basic-list-roots": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-request-state": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-multiple-input-requests": {
-    kind: "not relayed",
-    reason: INPUT_REQUIRED,
-  },
-  "input-required-result-multi-round": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-result-type": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-tampered-state": { kind: "not relayed", reason: INPUT_REQUIRED },
-  "input-required-result-capability-check": { kind: "not relayed", reason: INPUT_REQUIRED },
+  "server-stateless": { kind: "changed", reason: CAPABILITY_ERROR },
   "input-required-result-non-tool-request": { kind: "not relayed", reason: PROMPTS },
   caching: { kind: "not relayed", reason: `${RESOURCES}; ${PROMPTS}` },
   "resources-list": { kind: "not relayed", reason: RESOURCES },
