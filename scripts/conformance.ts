@@ -7,7 +7,13 @@
  * the fence. Exits 1 when such a scenario is not listed with its reason, as a change the fence
  * makes on purpose or as one it does not relay yet (test/e2e/transparency.ts, `LISTED`).
  */
-import { compare, differences, startStand, table } from "../test/e2e/transparency.ts";
+import {
+  compare,
+  differences,
+  grantDifferences,
+  startStand,
+  table,
+} from "../test/e2e/transparency.ts";
 import { parseCli } from "./lib/cli.ts";
 
 const USAGE = "usage: npm run conformance";
@@ -23,7 +29,14 @@ try {
     const why = d.listed === null ? "NOT LISTED" : `${d.listed.kind}: ${d.listed.reason}`;
     console.log(`${d.revision} ${d.scenario}: ${why}\n  ${d.failures.join("\n  ")}`);
   }
-  process.exitCode = found.some((d) => d.listed === null) ? 1 : 0;
+  // `/mcp` with an OAuth token is the same endpoint as a run's with a key.
+  const byGrant = grantDifferences(rows);
+  console.log(
+    byGrant.length === 0
+      ? "/mcp with an OAuth token: every scenario as at /v1/runs/{id}/mcp"
+      : `/mcp with an OAuth token differs:\n  ${byGrant.join("\n  ")}`,
+  );
+  process.exitCode = found.some((d) => d.listed === null) || byGrant.length > 0 ? 1 : 0;
 } finally {
   await stand.stop();
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   compare,
   differences,
+  grantDifferences,
   LISTED,
   type Row,
   type Stand,
@@ -43,6 +44,10 @@ describe("the official MCP suite through the fence, against the upstream directl
     expect(unlisted.map((d) => `${d.revision} ${d.scenario}: ${d.failures.join("; ")}`)).toEqual(
       [],
     );
+  });
+
+  it("answers every scenario at /mcp with an OAuth token as at a run's endpoint with a key", () => {
+    expect(grantDifferences(rows)).toEqual([]);
   });
 
   it("lists no difference that the fence no longer makes", () => {

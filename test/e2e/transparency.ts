@@ -10,12 +10,13 @@
  * URL and against a fresh run's `/v1/runs/{id}/mcp` (through a proxy adding the bearer key).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { absoluteConfig, type DevServer, startDev } from "../../scripts/lib/dev-server.ts";
 import { type AuthProxy, authProxy } from "./auth-proxy.ts";
 import { type ConformanceServer, startConformanceServer } from "./conformance-server.ts";
+import { grantToken } from "./grant-token.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const SUITE = join(ROOT, "node_modules/.bin/conformance");
@@ -46,6 +47,8 @@ export interface Row {
   scenario: string;
   direct: Outcome;
   fence: Outcome;
+  /** Through the fence's `/mcp`, with an OAuth access token of a grant (the same endpoint). */
+  grant: Outcome;
 }
 
 /** What the import said about the fixture's tools (a tool it refused is not in the fence). */
@@ -61,6 +64,8 @@ export interface Stand {
   upstream: ConformanceServer;
   fence: DevServer;
   proxy: AuthProxy;
+  /** A proxy adding an OAuth access token, granted on the fence's consent page in Chromium. */
+  grant: AuthProxy;
   imported: ImportReport;
   /** Stop everything and remove the generated fence. */
   stop: () => Promise<void>;
@@ -146,13 +151,18 @@ export async function startStand(): Promise<Stand> {
       { config: join(dir, "wrangler.toml") },
     );
     const proxy = await authProxy(fence.url, KEY);
+    // The grant's token is bound to the fence's own `/mcp` (RFC 8707), which the proxy names.
+    const token = await grantToken(fence.url, KEY);
+    const grant = await authProxy(fence.url, token, { asTarget: true });
     return {
       upstream,
       fence,
       proxy,
+      grant,
       imported,
       stop: async () => {
         await proxy.close();
+        await grant.close();
         fence.stop();
         await upstream.close();
         // wrangler writes into the folder (.wrangler/tmp) until it has exited.
@@ -175,7 +185,11 @@ async function suite(url: string, revision: Revision): Promise<Map<string, Outco
     const outcomes = new Map<string, Outcome>();
     for (const folder of readdirSync(out)) {
       const scenario = folder.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT.*$/, "");
-      const checks = JSON.parse(readFileSync(join(out, folder, "checks.json"), "utf8")) as Check[];
+      const saved = join(out, folder, "checks.json");
+      const missing = [{ id: "checks", status: "FAILURE", errorMessage: "the suite saved none" }];
+      const checks = existsSync(saved)
+        ? (JSON.parse(readFileSync(saved, "utf8")) as Check[])
+        : missing;
       const failed = checks.filter((c) => c.status === "FAILURE");
       outcomes.set(scenario, {
         passed: failed.length === 0,
@@ -195,6 +209,7 @@ export async function compare(stand: Stand): Promise<Row[]> {
     const runUrl = `${stand.proxy.url}/v1/runs/transparency-${revision}-${crypto.randomUUID()}/mcp`;
     const direct = await suite(stand.upstream.url, revision);
     const fence = await suite(runUrl, revision);
+    const grant = await suite(`${stand.grant.url}/mcp`, revision);
     const missing: Outcome = { passed: false, failures: ["did not run"] };
     for (const scenario of new Set([...direct.keys(), ...fence.keys()])) {
       rows.push({
@@ -202,6 +217,7 @@ export async function compare(stand: Stand): Promise<Row[]> {
         scenario,
         direct: direct.get(scenario) ?? missing,
         fence: fence.get(scenario) ?? missing,
+        grant: grant.get(scenario) ?? missing,
       });
     }
   }
@@ -224,6 +240,19 @@ export function table(rows: readonly Row[]): string {
     return `| \`${s}\` | ${cells.join(" | ")} |`;
   });
   return [head, rule, ...lines].join("\n");
+}
+
+/**
+ * Scenarios whose outcome at `/mcp` with an OAuth token differs from `/v1/runs/{id}/mcp` with
+ * a key: `revision scenario: failures at /mcp`. The two are one endpoint, so none should.
+ */
+export function grantDifferences(rows: readonly Row[]): string[] {
+  return rows
+    .filter((r) => r.grant.passed !== r.fence.passed)
+    .map((r) => {
+      const failures = r.grant.passed ? "passes" : r.grant.failures.join("; ");
+      return `${r.revision} ${r.scenario}: ${failures}`;
+    });
 }
 
 /** Why a scenario that passes directly fails through the fence. */
