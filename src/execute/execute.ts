@@ -224,6 +224,8 @@ interface Answer {
   findings?: readonly GuardFinding[];
   /** What an MCP upstream asked the client before it can answer (with its `refusal`). */
   input?: UpstreamInput;
+  /** The client capabilities an MCP upstream said the call needs (with its `refusal`). */
+  missing?: Record<string, unknown>;
 }
 
 function judge(contract: ToolContract, answer: Answer): Execution {
@@ -233,7 +235,8 @@ function judge(contract: ToolContract, answer: Answer): Execution {
   }
   if (answer.refusal !== undefined) {
     const findings = answer.findings === undefined ? {} : { findings: answer.findings };
-    return { ok: false, refusal: answer.refusal, ...reply, ...findings };
+    const missing = answer.missing === undefined ? {} : { missing: answer.missing };
+    return { ok: false, refusal: answer.refusal, ...reply, ...findings, ...missing };
   }
   const refusal = classifyStatus(answer.status, contract.name);
   if (refusal !== null) return { ok: false, refusal, ...reply };
@@ -261,8 +264,9 @@ async function call(
     const answer = await callMcp(upstream, args, { ...ctx, signal, answering }, tool);
     if (answer.ok) return { status: 200, body: answer.body };
     if ("input" in answer) return { status: 200, body: null, ...answer };
-    const { refusal, reply, findings } = answer;
-    return { status: 200, body: null, refusal, reply, ...(findings ? { findings } : {}) };
+    const { refusal, reply, findings, missing } = answer;
+    const named = missing === undefined ? {} : { missing };
+    return { status: 200, body: null, refusal, reply, ...(findings ? { findings } : {}), ...named };
   }
   const request = buildRequest(upstream, args, ctx, signal);
   const response =

@@ -26,4 +26,6 @@ export type Execution =
       findings?: readonly GuardFinding[];
       reply?: UpstreamReply;
       input?: undefined;
+      /** The client capabilities an MCP upstream said the call needs (`-32021`), if it said. */
+      missing?: Record<string, unknown>;
     };

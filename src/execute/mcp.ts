@@ -9,6 +9,7 @@ import {
   type FetchLike,
   isInputRequiredResult,
   ProtocolError,
+  ProtocolErrorCode,
   StreamableHTTPClientTransport,
   type Tool,
 } from "@modelcontextprotocol/client";
@@ -127,7 +128,14 @@ export interface McpCallContext {
  */
 export type McpAnswer =
   | { ok: true; body: unknown }
-  | { ok: false; refusal: Refusal; reply?: UpstreamReply; findings?: readonly GuardFinding[] }
+  | {
+      ok: false;
+      refusal: Refusal;
+      reply?: UpstreamReply;
+      findings?: readonly GuardFinding[];
+      /** The client capabilities the server said the call needs (`-32021`), if it said. */
+      missing?: Record<string, unknown>;
+    }
   | { ok: false; refusal: Refusal; input: UpstreamInput };
 
 /**
@@ -427,15 +435,43 @@ function refusalOf(e: unknown, name: string, rules: ResolvedRules): McpAnswer {
   const refusal = status === null ? null : classifyStatus(status, name);
   if (refusal !== null && status !== null) {
     const text = httpTextOf(e);
-    return { ok: false, refusal, reply: { status, text } };
+    return { ok: false, refusal, reply: { status, text }, ...missingOf(rpcErrorOf(text)) };
   }
   if (e instanceof AnswerTooLarge) throw e;
   // A JSON-RPC error is the server's answer, not a transport failure: retrying cannot help.
   if (e instanceof ProtocolError) {
     const reply = { status: 200, rpcCode: e.code, text: e.message };
-    return { ok: false, reply, ...rejected(name, e.message, rules) };
+    const missing = missingOf(e);
+    return { ok: false, reply, ...rejected(name, e.message, rules), ...missing };
   }
   throw e;
+}
+
+/**
+ * The client capabilities a server said the call needs (`-32021`, MissingRequiredClientCapability,
+ * 2026-07-28), when it said which: the client is told so, as the server would have told it.
+ */
+function missingOf(e: { code: number; data?: unknown } | null): {
+  missing?: Record<string, unknown>;
+} {
+  if (e?.code !== ProtocolErrorCode.MissingRequiredClientCapability) return {};
+  const required = (e.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  const kept =
+    typeof required === "object" && required !== null
+      ? inputCapabilities(required as Record<string, unknown>)
+      : {};
+  return Object.keys(kept).length === 0 ? {} : { missing: kept };
+}
+
+/** The JSON-RPC error of an HTTP error's body (2026-07-28 answers `-32021` with HTTP 400). */
+function rpcErrorOf(text: string | null): { code: number; data?: unknown } | null {
+  try {
+    const error = (JSON.parse(text ?? "null") as { error?: { code?: unknown; data?: unknown } })
+      ?.error;
+    return typeof error?.code === "number" ? { code: error.code, data: error.data } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The body text an SDK HTTP error carries (`SdkHttpError.data.text`), or null. */

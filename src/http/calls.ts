@@ -404,7 +404,9 @@ async function runAndSettle(
     const detail = "The run was halted while this read ran; its result is not answered.";
     return refused(refuse("run_halted", detail), { call_id: callId, budget: settled.budget });
   }
-  return respond(settled.outcome, settled.budget, route.key);
+  const decision = respond(settled.outcome, settled.budget, route.key);
+  const missing = !execution.ok && "missing" in execution ? execution.missing : undefined;
+  return missing === undefined ? decision : { ...decision, missingCapabilities: missing };
 }
 
 /**

@@ -40,6 +40,8 @@ export interface Decision {
    * and round the client's answers continue (the MCP edge seals these into its request state).
    */
   input?: { asked: UpstreamInput; continues: Continuation };
+  /** Set when the call's MCP upstream refused it for client capabilities it names (`-32021`). */
+  missingCapabilities?: Record<string, unknown>;
 }
 
 /** The REST form of a decision (`POST /v1/runs/{run_id}/calls`). */

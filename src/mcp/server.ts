@@ -4,6 +4,7 @@
  * `tools/call` to the fence's one pipeline as a proposal of form `mcp`.
  */
 import {
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -103,6 +104,14 @@ export function fenceServer(ctx: McpCallContext, era: McpEra): Server {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${named}`);
     }
     // A call as the person, who has not connected its upstream: the page, as the era asks.
+    // The upstream needs what this client did not declare: the client is told as MCP says.
+    if (answer.missingCapabilities !== undefined) {
+      const requiredCapabilities = answer.missingCapabilities;
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities },
+        "Missing required client capability",
+      );
+    }
     if (answer.input !== undefined && rounds !== null) {
       return rounds.ask(name, { ...answer, input: answer.input });
     }

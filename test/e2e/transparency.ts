@@ -266,9 +266,6 @@ const RESOURCES = "resources of an upstream are not relayed: the fence serves to
 const PROMPTS = "prompts of an upstream are not relayed: the fence serves tools only";
 const TO_CLIENT =
   "on 2025-11-25 a request the upstream makes during a call (elicitation, sampling, roots) is not relayed to the agent's client: the endpoint is stateless, so a call does not know what the client declared at initialize, and the client's answer would come as another POST, which nothing routes to the call that waits; the fence's call to the upstream declares no such capability, so the tool gets no answer (2026-07-28's input-required results are relayed)";
-const CAPABILITY_ERROR =
-  "an upstream's JSON-RPC error is the fence's isError result (upstream_rejected), so its -32021 for a capability the client did not declare reaches the client as a refused call, not as that error";
-
 /**
  * Every scenario (or `revision:scenario`) that passes directly and fails through the fence,
  * and why: a difference not listed here is a defect, and an entry that no longer differs is
@@ -288,7 +285,6 @@ export const LISTED: Readonly<Record<string, Listed>> = {
   "tools-call-elicitation": { kind: "not relayed", reason: TO_CLIENT },
   "elicitation-sep1034-defaults": { kind: "not relayed", reason: TO_CLIENT },
   "elicitation-sep1330-enums": { kind: "not relayed", reason: TO_CLIENT },
-  "server-stateless": { kind: "changed", reason: CAPABILITY_ERROR },
   "input-required-result-non-tool-request": { kind: "not relayed", reason: PROMPTS },
   caching: { kind: "not relayed", reason: `${RESOURCES}; ${PROMPTS}` },
   "resources-list": { kind: "not relayed", reason: RESOURCES },

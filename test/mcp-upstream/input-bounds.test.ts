@@ -69,4 +69,20 @@ describe("an MCP upstream's request for the client's input", () => {
     expect(!large.ok && large.refusal.reason).toBe("output_contract_violation");
     expect(!large.ok && large.refusal.detail).toContain(`past ${MAX_INPUT_REQUEST_BYTES}`);
   });
+
+  it("keeps the capabilities the upstream said the call needs (-32021), for the client", async () => {
+    const error = {
+      code: -32021,
+      message: "the request's client capabilities do not declare the required capability",
+      data: { requiredCapabilities: { sampling: {} } },
+    };
+    const refusing = behind((m) =>
+      m.method === "server/discover"
+        ? discovered(m.id)
+        : Response.json({ jsonrpc: "2.0", id: m.id, error }, { status: 400 }),
+    );
+    const out = await run(refusing, {});
+    expect(out.ok).toBe(false);
+    expect(!out.ok && "missing" in out && out.missing).toEqual({ sampling: {} });
+  });
 });
