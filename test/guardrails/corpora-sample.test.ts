@@ -34,6 +34,12 @@ describe("result rules on a fixed sample of the outside corpora", () => {
     expect(recall(score("hidden_characters", "hidden", positives))).toBe(1);
   });
 
+  it("pass every sampled emoji sequence: skin tones, keycaps, subdivision flags", () => {
+    const emoji = every7th(hidden).filter((s) => !s.positive);
+    const flags = samplesOf(hidden as Corpus).filter((s) => s.what === "RGI_Emoji_Tag_Sequence");
+    expect(score("hidden_characters", "hidden", [...emoji, ...flags]).flagged).toBe(0);
+  });
+
   it("flag no personal data, secret or hidden character in sampled benign text", () => {
     const sample = every7th(benign);
     for (const d of ["email", "iban", "phone", "secrets", "hidden_characters"] as const) {

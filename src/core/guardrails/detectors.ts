@@ -170,8 +170,17 @@ function hidden(cp: number): boolean {
   return HIDDEN_RANGES.some(([from, to]) => cp >= from && cp <= to);
 }
 
-/** A zero-width joiner between two pictographs is part of an emoji sequence (UTS #51). */
-const EMOJI_JOINER = /\p{Extended_Pictographic}\uFE0F?$/u;
+/**
+ * A zero-width joiner between two pictographs is part of an emoji sequence (UTS #51 ED-16),
+ * the first one perhaps shown as emoji or given a skin tone (ED-13 modifier sequence).
+ */
+const EMOJI_JOINER = /\p{Extended_Pictographic}(?:\uFE0F|\p{Emoji_Modifier})?$/u;
+/**
+ * A subdivision flag: the black flag, a subdivision's code in tag letters and digits, a cancel
+ * tag (UTS #51 ED-14a; CLDR subdivision codes are 3 to 6 characters). Any other tag is hidden.
+ */
+const FLAG_TAGS = /^\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{3,6}\u{E007F}/u;
+const BLACK_FLAG = 0x1f3f4;
 const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
 /** U+FE0E and U+FE0F choose how a pictograph shows, and make a keycap (UTS #51 §1.4.3). */
 const PRESENTATION = /^[\uFE0E\uFE0F]$/;
@@ -182,7 +191,7 @@ const KEYCAP = "\u20E3";
 function inEmoji(text: string, ch: string, at: number, end: number): boolean {
   if (ch === "\u200D") {
     return (
-      EMOJI_JOINER.test(text.slice(Math.max(0, at - 3), at)) &&
+      EMOJI_JOINER.test(text.slice(Math.max(0, at - 4), at)) &&
       EMOJI_AFTER.test(text.slice(end, end + 2))
     );
   }
@@ -199,6 +208,13 @@ export function findHidden(text: string): Span[] {
     const c = text.charCodeAt(at);
     if (c < FIRST_HIDDEN) continue;
     const cp = c >= 0xd800 && c <= 0xdbff ? (text.codePointAt(at) ?? c) : c;
+    if (cp === BLACK_FLAG) {
+      const flag = FLAG_TAGS.exec(text.slice(at, at + 16));
+      if (flag) {
+        at += flag[0].length - 1;
+        continue;
+      }
+    }
     const end = at + (cp > 0xffff ? 2 : 1);
     if (hidden(cp)) {
       const ch = text.slice(at, end);
